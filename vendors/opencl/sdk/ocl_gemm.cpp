@@ -3,6 +3,7 @@
 #include <clblast.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <string>
@@ -53,15 +54,36 @@ bool first_of_its_kind(ElementType type, const Operand& a, const Operand& b, siz
   return seen->insert(kind).second;
 }
 
+// CLBlast fills its tuning database, a static std::vector (clblast::Database::database), in
+// the first clblast::Database it constructs, with no lock (1.5.3 here, and upstream still).
+// Two threads making their first CLBlast call at once (nn.DataParallel's replicas, one
+// thread per device) race on it: one copies the vector while the other assigns it, and
+// the process dies in Database::Database (SIGSEGV) or the call throws std::bad_alloc.
+// So calls run one at a time until one has succeeded: a successful call constructed a
+// Database (or found one cached, made after the vector was filled), and from then on
+// CLBlast only reads the vector, which threads may do together.
+template <typename Call>
+clblast::StatusCode first_calls_one_at_a_time(Call call) {
+  static std::atomic<bool> database_filled{false};
+  if (database_filled.load(std::memory_order_acquire)) return call();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  const clblast::StatusCode status = call();
+  if (status == clblast::StatusCode::kSuccess) database_filled.store(true, std::memory_order_release);
+  return status;
+}
+
 template <typename T>
 clblast::StatusCode gemm(oclopsStream_t stream, size_t m, size_t n, size_t k, double alpha, const oclopsTensor_t& a,
                          Operand pa, const oclopsTensor_t& b, Operand pb, double beta, const oclopsTensor_t& out,
                          cl_event* event) {
   cl_command_queue queue = stream->queue();
-  return clblast::Gemm<T>(clblast::Layout::kRowMajor, pa.transpose, pb.transpose, m, n, k, static_cast<T>(alpha),
-                          a.buffer, static_cast<size_t>(a.offset), pa.ld, b.buffer, static_cast<size_t>(b.offset),
-                          pb.ld, static_cast<T>(beta), out.buffer, static_cast<size_t>(out.offset),
-                          static_cast<size_t>(out.stride[0]), &queue, event);
+  return first_calls_one_at_a_time([&] {
+    return clblast::Gemm<T>(clblast::Layout::kRowMajor, pa.transpose, pb.transpose, m, n, k, static_cast<T>(alpha),
+                            a.buffer, static_cast<size_t>(a.offset), pa.ld, b.buffer, static_cast<size_t>(b.offset),
+                            pb.ld, static_cast<T>(beta), out.buffer, static_cast<size_t>(out.offset),
+                            static_cast<size_t>(out.stride[0]), &queue, event);
+  });
 }
 
 // A float32 row-major matrix of `like`'s shape in a new buffer of the stream's

@@ -1,8 +1,20 @@
 // The op library alone (no torch): each kernel path against a host reference,
 // on descriptors that name buffers with interior offsets and strides.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <map>
+#include <mutex>
 #include <numeric>
+#include <sstream>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "ocl_copy.h"
@@ -189,6 +201,132 @@ TEST_F(OclOpsTest, LayerNormNormalisesEachRowAndReportsItsStatistics) {
   EXPECT_NEAR(y[2], r, 1e-6);
   EXPECT_EQ(download(mean, 2), (std::vector<float>{2, 10}));
   EXPECT_TRUE(std::isinf(download(rstd, 2)[1]));  // a constant row without eps
+}
+
+// The child's side of the test below: `threads` threads, spread over every device, each
+// with its own stream and operands, make the process's first GEMMs at the same moment.
+// Each product is of small integers, so exact; a failure is reported with its thread.
+std::vector<std::string> first_gemms_at_once(int threads) {
+  Platform* platform = nullptr;
+  if (Platform::get(&platform) != kSuccess) return {"Platform::get: " + std::string(last_detail())};
+  constexpr int64_t m = 16, k = 12, n = 8;
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  const auto report = [&](int thread, const std::string& what) {
+    std::lock_guard<std::mutex> lock(mutex);
+    errors.push_back("thread " + std::to_string(thread) + ": " + what);
+  };
+  std::atomic<int> ready{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      const int32_t device = t % platform->device_count();
+      std::vector<float> a(m * k), b(k * n), expected(m * n, 0), got(m * n, -1);
+      for (int64_t i = 0; i < m * k; ++i) a[i] = static_cast<float>((i + t) % 7 - 3);
+      for (int64_t i = 0; i < k * n; ++i) b[i] = static_cast<float>((i * 3 + t) % 5 - 2);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t l = 0; l < k; ++l) expected[i * n + j] += a[i * k + l] * b[l * n + j];
+        }
+      }
+      // a, b and out in one allocation, row-major, from elements 0, m*k and m*k + k*n.
+      const int64_t out_at = m * k + k * n;
+      Stream* created = nullptr;
+      bool ok = Stream::create(device, &created) == kSuccess;
+      std::unique_ptr<Stream> stream(created);
+      void* address = nullptr;
+      Resolved resolved;
+      ok = ok && allocate(device, (a.size() + b.size() + got.size()) * sizeof(float), &address) == kSuccess &&
+           write(*stream, address, a.data(), a.size() * sizeof(float), HostSource::kWaited) == kSuccess &&
+           write(*stream, static_cast<float*>(address) + m * k, b.data(), b.size() * sizeof(float),
+                 HostSource::kWaited) == kSuccess &&
+           address_space().resolve(address, &resolved);
+      if (!ok) report(t, last_detail());
+      const auto matrix = [&](int64_t offset, int64_t rows, int64_t cols) {
+        oclopsTensor_t tensor{};
+        tensor.buffer = resolved.buffer;
+        tensor.offset = offset;
+        tensor.dtype = ElementType::kF32;
+        tensor.dim = 2;
+        tensor.shape[0] = rows, tensor.shape[1] = cols;
+        tensor.stride[0] = cols, tensor.stride[1] = 1;
+        return tensor;
+      };
+      const oclopsTensor_t ta = matrix(0, m, k), tb = matrix(m * k, k, n), tout = matrix(out_at, m, n);
+      ready.fetch_add(1);
+      while (ready.load() < threads) std::this_thread::yield();  // every thread's first GEMM at once
+      if (ok) {
+        if (oclopsGemm(stream.get(), &ta, &tb, nullptr, oclopsScalar_t{0.0, 0, false}, oclopsScalar_t{1.0, 1, false},
+                       &tout) != OCLOPS_SUCCESS) {
+          report(t, std::string("oclopsGemm: ") + oclopsGetLastErrorDetail());
+        } else if (read(*stream, got.data(), static_cast<float*>(address) + out_at, got.size() * sizeof(float)) !=
+                       kSuccess ||
+                   stream->synchronize() != kSuccess) {
+          report(t, last_detail());
+        } else if (got != expected) {
+          report(t, "a wrong product");
+        }
+      }
+      if (address) release(address);
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+  return errors;
+}
+
+// CLBlast fills a static table at its first call with no lock (ocl_gemm.cpp): only a
+// process's first GEMMs can race on it, and two at once crashed nn.DataParallel's replicas
+// now and then (SIGSEGV, or std::bad_alloc). So each round runs this test again in a fresh
+// process (this binary, filtered to it, with TORCH_FL_TEST_FIRST_GEMMS set), where eight
+// threads make their first GEMMs at once; a round that crashes or computes wrong fails it.
+// Without the guard about one round in ten died (SIGSEGV, or an abort on a corrupt
+// std::string): 30 rounds of about a tenth of a second each catch it nearly always.
+TEST(OclGemmThreads, TheProcesssFirstGemmsFromManyThreadsAtOnceAreExactInEveryFreshProcess) {
+  constexpr int kThreads = 8, kRounds = 30;
+  if (std::getenv("TORCH_FL_TEST_FIRST_GEMMS")) {
+    for (const std::string& error : first_gemms_at_once(kThreads)) ADD_FAILURE() << error;
+    return;
+  }
+  Platform* platform = nullptr;
+  ASSERT_OCL_OK(Platform::get(&platform));
+  if (platform->device_count() == 0) GTEST_SKIP() << "no OpenCL device on this machine";
+  const std::string self = "/proc/self/exe";
+  const std::string filter = std::string("--gtest_filter=") +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() + "." +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::vector<std::string> environment{"TORCH_FL_TEST_FIRST_GEMMS=1"};
+  for (char** variable = environ; *variable; ++variable) environment.emplace_back(*variable);
+  std::vector<char*> envp;
+  for (std::string& variable : environment) envp.push_back(variable.data());
+  envp.push_back(nullptr);
+  for (int round = 0; round < kRounds; ++round) {
+    // The child's output goes to a file, shown only when its round fails.
+    char log[] = "/tmp/torch_fl_first_gemms_XXXXXX";
+    const int fd = mkstemp(log);
+    ASSERT_GE(fd, 0) << "mkstemp";
+    close(fd);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log, O_WRONLY | O_TRUNC, 0);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    std::string program = self, argument = filter;
+    char* argv[] = {program.data(), argument.data(), nullptr};
+    pid_t child = 0;
+    const int spawned = posix_spawn(&child, self.c_str(), &actions, nullptr, argv, envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    ASSERT_EQ(spawned, 0) << "posix_spawn " << self;
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    std::stringstream output;
+    output << std::ifstream(log).rdbuf();
+    unlink(log);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "round " << round << ": the child "
+        << (WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                                : "exited with status " + std::to_string(WEXITSTATUS(status)))
+        << "; its output:\n"
+        << output.str();
+  }
 }
 
 }  // namespace
