@@ -56,25 +56,33 @@ def best_of(fn, repeats: int = 5) -> float:
     return min(times)
 
 
-def per_call(fn, calls: int, sync=None) -> float:
-    def run():
+def interleaved(cpu_fn, device_fn, calls: int, sync, repeats: int = 5) -> tuple[float, float]:
+    """The best time per call of each, their repeats taken in turn: a shared machine's
+    slow spell then slows both sides of a ratio, not one."""
+    def batch(fn, after=None):
+        started = time.perf_counter()
         for _ in range(calls):
             fn()
-        if sync:
-            sync()
-    run()  # warm-up
-    return best_of(run) / calls
+        if after:
+            after()
+        return time.perf_counter() - started
+    batch(cpu_fn)  # warm-up
+    batch(device_fn, sync)
+    cpu, device = [], []
+    for _ in range(repeats):
+        cpu.append(batch(cpu_fn))
+        device.append(batch(device_fn, sync))
+    return min(cpu) / calls, min(device) / calls
 
 
 def side_by_side(cases: dict, calls: int, sync, unit: str, device_over_cpu: bool) -> dict:
     """name -> {cpu_<unit>, device_<unit>, ratio} for cases name -> (op, CPU inputs, device
-    inputs), each timed on CPU and then on the device in this run. The ratio is device time
-    over CPU time (an overhead) or its inverse (a speed)."""
+    inputs), each timed on CPU and on the device in turn, in this run. The ratio is device
+    time over CPU time (an overhead) or its inverse (a speed)."""
     scale = {"us": 1e6, "ms": 1e3}[unit]
     compared = {}
     for name, (op, cpu_inputs, device_inputs) in cases.items():
-        cpu = per_call(lambda: op(cpu_inputs), calls)
-        device = per_call(lambda: op(device_inputs), calls, sync)
+        cpu, device = interleaved(lambda: op(cpu_inputs), lambda: op(device_inputs), calls, sync)
         compared[name] = {f"cpu_{unit}": round(cpu * scale, 2), f"device_{unit}": round(device * scale, 2),
                           "ratio": round(device / cpu if device_over_cpu else cpu / device, 2)}
     return compared
@@ -149,9 +157,8 @@ def main() -> int:
     libc = ctypes.CDLL(None)
     libc.memcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
     memcpy = best_of(lambda: libc.memcpy(host_copy.data_ptr(), host.data_ptr(), host.nbytes))
-    torch_copy = best_of(lambda: host_copy.copy_(host))
-    h2d = best_of(lambda: (on_device.copy_(host), sync()))
-    d2h = best_of(lambda: (host_copy.copy_(on_device), sync()))
+    torch_copy, h2d = interleaved(lambda: host_copy.copy_(host), lambda: on_device.copy_(host), 1, sync)
+    _, d2h = interleaved(lambda: host_copy.copy_(host), lambda: host_copy.copy_(on_device), 1, sync)
     results["copies_64MiB_ms"] = {f"torch_cpu_copy_{torch.get_num_threads()}_threads": round(torch_copy * 1e3, 2),
                                   "memcpy": round(memcpy * 1e3, 2), "h2d": round(h2d * 1e3, 2),
                                   "d2h": round(d2h * 1e3, 2)}

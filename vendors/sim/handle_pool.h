@@ -18,11 +18,11 @@ class HandlePool {
  public:
   template <class... Args>
   static T* make(Args&&... args) {
-    void* block = free_list().take();
+    void* block = take();
     try {
       return new (block) T{std::forward<Args>(args)...};
     } catch (...) {
-      free_list().give(block);
+      give(block);
       throw;
     }
   }
@@ -30,32 +30,59 @@ class HandlePool {
   static void destroy(const T* handle) {
     if (handle == nullptr) return;
     handle->~T();
-    free_list().give(const_cast<T*>(handle));
+    give(const_cast<T*>(handle));
   }
 
- private:
-  class FreeList {
-   public:
-    ~FreeList() {
-      for (size_t i = 0; i < count_; ++i) ::operator delete(blocks_[i]);
-    }
-    void* take() { return count_ > 0 ? blocks_[--count_] : ::operator new(sizeof(T)); }
-    void give(void* block) {
-      if (count_ < Keep) {
-        blocks_[count_++] = block;
-      } else {
-        ::operator delete(block);
-      }
-    }
+  // Blocks the calling thread keeps now (for tests).
+  static size_t kept() { return list_.count; }
 
-   private:
-    void* blocks_[Keep];
-    size_t count_ = 0;
+ private:
+  // Trivial, so that reaching it costs one thread-local address lookup: a
+  // thread_local with a destructor is reached through its guard too, and from
+  // a shared library each is a __tls_get_addr call, on every make and destroy.
+  struct FreeList {
+    void* blocks[Keep];
+    size_t count;
+    bool reclaim_registered;  // Reclaim exists on this thread
+    bool thread_exiting;      // Reclaim has run: blocks go back to the heap
+  };
+  static inline thread_local FreeList list_{};
+
+  // Frees the thread's kept blocks when it exits.
+  struct Reclaim {
+    ~Reclaim() {
+      FreeList& list = list_;
+      for (size_t i = 0; i < list.count; ++i) ::operator delete(list.blocks[i]);
+      list.count = 0;
+      list.reclaim_registered = false;
+      list.thread_exiting = true;
+    }
   };
 
-  static FreeList& free_list() {
-    static thread_local FreeList list;
-    return list;
+  static void* take() {
+    FreeList& list = list_;
+    return list.count > 0 ? list.blocks[--list.count] : ::operator new(sizeof(T));
+  }
+
+  static void give(void* block) {
+    FreeList& list = list_;
+    if (list.count < Keep && list.reclaim_registered) {  // one lookup of list_ on this path
+      list.blocks[list.count++] = block;
+      return;
+    }
+    give_rarely(list, block);
+  }
+
+  // A full list, a thread's first block, or a thread that is exiting.
+  [[gnu::noinline]] static void give_rarely(FreeList& list, void* block) {
+    if (list.count == Keep || list.thread_exiting) {
+      ::operator delete(block);
+      return;
+    }
+    static thread_local Reclaim reclaim;  // constructed once per thread, here; destroyed at its exit
+    (void)reclaim;
+    list.reclaim_registered = true;
+    list.blocks[list.count++] = block;
   }
 };
 

@@ -44,6 +44,21 @@ TEST(HandlePool, AHandleMadeOnOneThreadMayBeDestroyedOnAnother) {
   }
 }
 
+TEST(HandlePool, AThreadKeepsAtMostKeepBlocksAndItsExitLeavesNoneBehind) {
+  const size_t kept_here = Pool::kept();
+  std::thread worker([] {
+    std::vector<Handle*> handles;
+    for (int i = 0; i < 6; ++i) handles.push_back(Pool::make(i));
+    EXPECT_EQ(Pool::kept(), 0u);
+    for (Handle* h : handles) Pool::destroy(h);
+    EXPECT_EQ(Pool::kept(), 4u) << "Keep is 4: two went back to the heap";
+    Pool::destroy(Pool::make(9));
+    EXPECT_EQ(Pool::kept(), 4u) << "a make then a destroy reuses a kept block";
+  });
+  worker.join();  // the 4 kept blocks are freed at the thread's exit (LeakSanitizer's builds check it)
+  EXPECT_EQ(Pool::kept(), kept_here) << "another thread's list is not this one's";
+}
+
 TEST(HandlePool, DestroyingNullIsANoOp) { Pool::destroy(nullptr); }
 
 }  // namespace
