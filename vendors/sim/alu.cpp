@@ -46,19 +46,8 @@ at::Tensor host_view(void* data, at::ScalarType dtype, at::IntArrayRef shape, at
   return at::from_blob(data, shape, stride, at::TensorOptions().dtype(dtype));
 }
 
-std::string residency_error(const Chip& chip, const void* data, at::ScalarType dtype, at::IntArrayRef shape,
-                            at::IntArrayRef stride) {
-  int64_t last = 0;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 0) return "";  // empty: nothing is read or written
-    if (stride[i] < 0) return "negative stride";
-    last += (shape[i] - 1) * stride[i];
-  }
-  const size_t bytes = static_cast<size_t>(last + 1) * c10::elementSize(dtype);
-  if (!chip.resident(data, bytes)) {
-    return "tensor of " + std::to_string(bytes) + " bytes is not inside a live device allocation";
-  }
-  return "";
+std::string not_resident(size_t bytes) {
+  return "tensor of " + std::to_string(bytes) + " bytes is not inside a live device allocation";
 }
 
 at::Generator counter_generator(uint64_t seed, uint64_t offset) {

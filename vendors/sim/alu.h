@@ -29,10 +29,23 @@ constexpr int64_t kParallelElements = 32768;  // ATen's own grain size (at::inte
 // needs for issuing the next ops (on a 2-core machine a tiny softmax cost 3x CPU's).
 void begin_kernel();
 
+// What residency_error says of `bytes` that no live allocation holds.
+std::string not_resident(size_t bytes);
+
 // "" when every element of the strided tensor lies inside one live allocation
-// of `chip`; otherwise what is wrong, for the vendor's error detail.
-std::string residency_error(const Chip& chip, const void* data, at::ScalarType dtype, at::IntArrayRef shape,
-                            at::IntArrayRef stride);
+// of `chip`; otherwise what is wrong, for the vendor's error detail. Inline:
+// every operand of every op is checked (#33).
+inline std::string residency_error(const Chip& chip, const void* data, at::ScalarType dtype, at::IntArrayRef shape,
+                                   at::IntArrayRef stride) {
+  int64_t last = 0;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) return std::string();  // empty: nothing is read or written
+    if (stride[i] < 0) return "negative stride";
+    last += (shape[i] - 1) * stride[i];
+  }
+  const size_t bytes = static_cast<size_t>(last + 1) * c10::elementSize(dtype);
+  return chip.resident(data, bytes) ? std::string() : not_resident(bytes);
+}
 
 // Device work, body(args...), that reports an exception as "<op>: <message>".
 // It is returned as it is, not as a WorkQueue::Task, so that the queue builds

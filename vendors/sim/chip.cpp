@@ -80,18 +80,6 @@ std::unique_ptr<WorkQueue> Chip::new_queue(int device, int priority) const {
   return std::make_unique<WorkQueue>(device, priority, std::chrono::microseconds(idle_spin_us_), busy_clock(device));
 }
 
-int Chip::device_owning(const void* ptr) const {
-  for (size_t i = 0; i < arenas_.size(); ++i) {
-    if (arenas_[i]->contains(ptr)) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-bool Chip::resident(const void* ptr, size_t bytes) const {
-  const int device = device_owning(ptr);
-  return device >= 0 && arenas_[device]->covers(ptr, bytes);
-}
-
 void Chip::enqueue_protected(WorkQueue& queue, WorkQueue::Task work) const {
   queue.submit([this, work = std::move(work)]() mutable {
     std::vector<std::optional<DeviceArena::AccessScope>> scopes(arenas_.size());

@@ -43,12 +43,20 @@ class Chip {
   // nullptr for an index out of range.
   DeviceArena* arena(int device) const;
   // The device whose memory holds ptr, or -1.
-  int device_owning(const void* ptr) const;
+  int device_owning(const void* ptr) const {
+    for (size_t i = 0; i < arenas_.size(); ++i) {
+      if (arenas_[i]->contains(ptr)) return static_cast<int>(i);
+    }
+    return -1;
+  }
   // Why an allocation of `bytes` failed: free bytes and the largest free block,
   // which is what fails when fragmentation is the cause.
   std::string out_of_memory_detail(int device, size_t bytes) const;
   // Whether [ptr, ptr + bytes) lies inside one live allocation of some device.
-  bool resident(const void* ptr, size_t bytes) const;
+  bool resident(const void* ptr, size_t bytes) const {
+    const int device = device_owning(ptr);
+    return device >= 0 && arenas_[device]->covers(ptr, bytes);
+  }
 
   // A new queue of `device` (which must exist), counted in the device's busy time.
   std::unique_ptr<WorkQueue> new_queue(int device, int priority) const;

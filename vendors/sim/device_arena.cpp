@@ -81,15 +81,7 @@ bool DeviceArena::release(void* ptr) {
   return true;
 }
 
-bool DeviceArena::contains(const void* ptr) const {
-  const auto* p = static_cast<const uint8_t*>(ptr);
-  return p >= base_ && p < base_ + capacity_ + alignment_;
-}
-
-bool DeviceArena::covers(const void* ptr, size_t bytes) const {
-  if (!contains(ptr)) return false;
-  const size_t offset = static_cast<const uint8_t*>(ptr) - base_;
-  if (hinted(offset, bytes)) return true;
+bool DeviceArena::covered_by_live(size_t offset, size_t bytes) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = live_.upper_bound(offset);
   if (it == live_.begin()) return false;
@@ -97,16 +89,6 @@ bool DeviceArena::covers(const void* ptr, size_t bytes) const {
   if (offset + bytes > it->first + it->second) return false;
   set_hint(it->first, it->first + it->second);
   return true;
-}
-
-bool DeviceArena::hinted(size_t offset, size_t bytes) const {
-  const uint64_t before = hint_sequence_.load(std::memory_order_acquire);
-  if (before & 1) return false;  // a writer is between its two increments
-  const size_t begin = hint_begin_.load(std::memory_order_relaxed);
-  const size_t end = hint_end_.load(std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (hint_sequence_.load(std::memory_order_relaxed) != before) return false;  // torn: ask the map
-  return begin < end && begin <= offset && offset + bytes <= end;
 }
 
 void DeviceArena::set_hint(size_t begin, size_t end) const {

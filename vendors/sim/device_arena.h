@@ -25,9 +25,17 @@ class DeviceArena {
   void* allocate(size_t bytes);
   // false when ptr is not the start of a live allocation.
   bool release(void* ptr);
-  bool contains(const void* ptr) const;
-  // The live allocation that covers [ptr, ptr + bytes), if any.
-  bool covers(const void* ptr, size_t bytes) const;
+  bool contains(const void* ptr) const {
+    const auto* p = static_cast<const uint8_t*>(ptr);
+    return p >= base_ && p < base_ + capacity_ + alignment_;
+  }
+  // Whether one live allocation covers [ptr, ptr + bytes). Inline up to the
+  // hint: every operand of every op is checked (#33).
+  bool covers(const void* ptr, size_t bytes) const {
+    if (!contains(ptr)) return false;
+    const size_t offset = static_cast<size_t>(static_cast<const uint8_t*>(ptr) - base_);
+    return hinted(offset, bytes) || covered_by_live(offset, bytes);
+  }
 
   size_t capacity() const { return capacity_; }
   size_t alignment() const { return alignment_; }
@@ -65,8 +73,17 @@ class DeviceArena {
   // mostly lie in one segment. A seqlock: writers (under mutex_) make
   // hint_sequence_ odd while they write; a release empties the hint, as it
   // may end the allocation the hint names.
-  bool hinted(size_t offset, size_t bytes) const;
+  bool hinted(size_t offset, size_t bytes) const {
+    const uint64_t before = hint_sequence_.load(std::memory_order_acquire);
+    if (before & 1) return false;  // a writer is between its two increments
+    const size_t begin = hint_begin_.load(std::memory_order_relaxed);
+    const size_t end = hint_end_.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (hint_sequence_.load(std::memory_order_relaxed) != before) return false;  // torn: ask the map
+    return begin < end && begin <= offset && offset + bytes <= end;
+  }
   void set_hint(size_t begin, size_t end) const;  // under mutex_
+  bool covered_by_live(size_t offset, size_t bytes) const;  // the map, under mutex_; sets the hint
   mutable std::atomic<uint64_t> hint_sequence_{0};
   mutable std::atomic<size_t> hint_begin_{0};
   mutable std::atomic<size_t> hint_end_{0};  // begin == end: no hint
