@@ -60,6 +60,9 @@ def interleaved(cpu_fn, device_fn, calls: int, sync, repeats: int = 5) -> tuple[
     """The best time per call of each, their repeats taken in turn: a shared machine's
     slow spell then slows both sides of a ratio, not one."""
     def batch(fn, after=None):
+        # ATen's OpenMP threads spin for a while after a parallel region (a large CPU
+        # copy_, a convolution): a pause lets them sleep before the other side runs.
+        time.sleep(0.002)
         started = time.perf_counter()
         for _ in range(calls):
             fn()
