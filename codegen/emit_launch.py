@@ -9,13 +9,27 @@ from .plan_model import STREAM_ARGUMENT, WORKSPACE_ARGUMENT, BackendPlan, Launch
 from .spec_model import PassBy, SdkSpec
 
 
-def _status_check(sdk: SdkSpec, status: str, function: str, arguments: list[str]) -> list[str]:
+# Ops whose SDK call writes one value everywhere: a memset row on the device's timeline.
+_FILL_OPS = frozenset({"fill_.Scalar", "zero_"})
+
+
+def _status_check(sdk: SdkSpec, status: str, function: str, arguments: list[str],
+                  device_work: str | None = None) -> list[str]:
     """`const <status type> <status> = <function>(<arguments>);` inside a profiler range
     named after the function, and the check that raises the vendor's error (the op,
-    the vendor, its code and message) when it is not `ok`."""
+    the vendor, its code and message) when it is not `ok`. `device_work`: the call
+    runs that kind of work on the op's stream ("kKernel", "kMemset"), which a device
+    profiler shows on the stream's row; None for a host-only call (a workspace query)."""
     range_name = "query_call" if status == "query_status" else "sdk_call"
     detail = f", {sdk.status.detail}()" if sdk.status.detail else ""
-    return [f"  torch_fl::ProfilerRange {range_name}(\"{function}\");",
+    if device_work is None:
+        range_line = f"  torch_fl::ProfilerRange {range_name}(\"{function}\");"
+    elif device_work == "kKernel":
+        range_line = f"  torch_fl::ProfilerRange {range_name}(op, \"{function}\");"
+    else:
+        range_line = (f"  torch_fl::ProfilerRange {range_name}(op, \"{function}\", "
+                      f"torch_fl::DeviceActivityKind::{device_work});")
+    return [range_line,
             f"  const {sdk.status.type} {status} = {function}({', '.join(arguments)});",
             f"  {range_name}.end();",
             f"  if ({status} != {sdk.status.ok}) {{",
@@ -86,6 +100,7 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
         lines += _status_check(sdk, "query_status", query, call_args + ["&workspace_bytes", "&executor"])
         lines.append("  const at::Tensor workspace = op.workspace(workspace_bytes);")
         call_args = ["op.data(workspace)", "workspace_bytes", "executor", f"{sdk.stream}(op.stream())"]
-    lines += _status_check(sdk, "status", launch.sdk_function, call_args)
+    device_work = "kMemset" if launch.entry.name in _FILL_OPS else "kKernel"
+    lines += _status_check(sdk, "status", launch.sdk_function, call_args, device_work)
     lines.append("}")
     return CppBlock(comments(launch.call_text, f"from {source}"), tuple(lines))

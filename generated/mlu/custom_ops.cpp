@@ -23,7 +23,7 @@ static void launch_rms_norm(const torch_fl::OpContext& op, const at::Tensor & in
   const auto input_arg = mlu_glue::describe(input);
   const auto weight_arg = mlu_glue::describe(weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpRmsNorm");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRmsNorm");
   const mluRet_t status = mluOpRmsNorm(stream_arg, &input_arg, &weight_arg, eps, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -68,7 +68,7 @@ static void launch_rms_norm_backward(const torch_fl::OpContext& op, const at::Te
   const auto weight_arg = mlu_glue::describe(weight);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpRmsNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRmsNormBackward");
   const mluRet_t status = mluOpRmsNormBackward(stream_arg, &grad_arg, &input_arg, &weight_arg, eps, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

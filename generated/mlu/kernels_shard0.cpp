@@ -46,7 +46,7 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
   const auto beta_arg = mlu_glue::scalar(beta);
   const auto threshold_arg = mlu_glue::scalar(threshold);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftplusBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSoftplusBackward");
   const mluRet_t status = mluOpSoftplusBackward(stream_arg, &grad_output_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -91,7 +91,7 @@ static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor &
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardsigmoid");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHardsigmoid");
   const mluRet_t status = mluOpHardsigmoid(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -191,7 +191,7 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto total_weight_arg = mlu_glue::describe(total_weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpNllLoss2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpNllLoss2dBackward");
   const mluRet_t status = mluOpNllLoss2dBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -236,7 +236,7 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
   const auto output_size_arg = mlu_glue::int_list(output_size);
   const auto indices_arg = mlu_glue::describe(indices);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpFractionalMaxPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFractionalMaxPool2dBackward");
   const mluRet_t status = mluOpFractionalMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, output_size_arg, &indices_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -279,7 +279,7 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReflectionPad");
   const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -318,7 +318,7 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPad");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReplicationPad");
   const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -360,7 +360,7 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpGroupNorm");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGroupNorm");
   const mluRet_t status = mluOpGroupNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, N, C, HxW, group, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -402,7 +402,7 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSqrt");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSqrt");
   const mluRet_t status = mluOpSqrt(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -498,7 +498,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpRelu");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRelu");
   const mluRet_t status = mluOpRelu(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -553,7 +553,7 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   const auto self_arg = mlu_glue::describe(self);
   const auto mat2_arg = mlu_glue::describe(mat2);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMatMul");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMatMul");
   const mluRet_t status = mluOpMatMul(stream_arg, &self_arg, &mat2_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -623,7 +623,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReduceMean");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReduceMean");
   const mluRet_t status = mluOpReduceMean(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -690,7 +690,7 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto output_arg = mlu_glue::describe(output);
   const auto total_weight_arg = mlu_glue::describe(total_weight);
-  torch_fl::ProfilerRange sdk_call("mluOpNllLoss");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpNllLoss");
   const mluRet_t status = mluOpNllLoss(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -770,7 +770,7 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpErf");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpErf");
   const mluRet_t status = mluOpErf(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -868,7 +868,7 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto self_arg = mlu_glue::describe(self);
   const auto approximate_arg3 = mlu_glue::gelu_approximation(approximate);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGeluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGeluBackward");
   const mluRet_t status = mluOpGeluBackward(stream_arg, &grad_output_arg, &self_arg, approximate_arg3, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -909,7 +909,7 @@ static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGeScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGeScalar");
   const mluRet_t status = mluOpGeScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -924,7 +924,7 @@ static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGe");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGe");
   const mluRet_t status = mluOpGe(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1122,7 +1122,7 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto tensor2_arg = mlu_glue::describe(tensor2);
   const auto value_arg = mlu_glue::scalar(value);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAddcmul");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAddcmul");
   const mluRet_t status = mluOpAddcmul(stream_arg, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1237,7 +1237,7 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto tensor2_arg = mlu_glue::describe(tensor2);
   const auto value_arg = mlu_glue::scalar(value);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAddcdiv");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAddcdiv");
   const mluRet_t status = mluOpAddcdiv(stream_arg, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1351,7 +1351,7 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   const auto end_arg = mlu_glue::scalar(end);
   const auto step_arg = mlu_glue::scalar(step);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpArange");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpArange");
   const mluRet_t status = mluOpArange(stream_arg, start_arg, end_arg, step_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1387,7 +1387,7 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto tensors_arg = mlu_glue::describe_list(tensors);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpCat");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpCat");
   const mluRet_t status = mluOpCat(stream_arg, tensors_arg, dim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1450,7 +1450,7 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReduceMin");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReduceMin");
   const mluRet_t status = mluOpReduceMin(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1514,7 +1514,7 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpErfc");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpErfc");
   const mluRet_t status = mluOpErfc(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1610,7 +1610,7 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBitwiseNot");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBitwiseNot");
   const mluRet_t status = mluOpBitwiseNot(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1707,7 +1707,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBitwiseAndScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBitwiseAndScalar");
   const mluRet_t status = mluOpBitwiseAndScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1722,7 +1722,7 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBitwiseAnd");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBitwiseAnd");
   const mluRet_t status = mluOpBitwiseAnd(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1836,7 +1836,7 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpCopysign");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpCopysign");
   const mluRet_t status = mluOpCopysign(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1941,7 +1941,7 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogAddExp2");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogAddExp2");
   const mluRet_t status = mluOpLogAddExp2(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2016,7 +2016,7 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpFmax");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFmax");
   const mluRet_t status = mluOpFmax(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2163,7 +2163,7 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto values_arg = mlu_glue::describe(values);
   const auto indices_arg = mlu_glue::describe(indices);
-  torch_fl::ProfilerRange sdk_call("mluOpMinDim");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMinDim");
   const mluRet_t status = mluOpMinDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2204,7 +2204,7 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   const auto p_arg = mlu_glue::optional_scalar(p);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpVectorNorm");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpVectorNorm");
   const mluRet_t status = mluOpVectorNorm(stream_arg, &self_arg, p_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2245,7 +2245,7 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   const auto source_arg = mlu_glue::describe(source);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpIndexAdd");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpIndexAdd");
   const mluRet_t status = mluOpIndexAdd(stream_arg, &self_arg, dim, &index_arg, &source_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

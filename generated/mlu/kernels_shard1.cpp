@@ -39,7 +39,7 @@ static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto scale_arg = mlu_glue::scalar(scale);
   const auto input_scale_arg = mlu_glue::scalar(input_scale);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpElu");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpElu");
   const mluRet_t status = mluOpElu(stream_arg, &self_arg, alpha_arg, scale_arg, input_scale_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -111,7 +111,7 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto lambd_arg = mlu_glue::scalar(lambd);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardshrinkBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHardshrinkBackward");
   const mluRet_t status = mluOpHardshrinkBackward(stream_arg, &grad_out_arg, &self_arg, lambd_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -159,7 +159,7 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
   const auto weight_arg = mlu_glue::describe(weight);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpPreluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpPreluBackward");
   const mluRet_t status = mluOpPreluBackward(stream_arg, &grad_output_arg, &self_arg, &weight_arg, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -200,7 +200,7 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSmoothL1LossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSmoothL1LossBackward");
   const mluRet_t status = mluOpSmoothL1LossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, beta, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -243,7 +243,7 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHuberLoss");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHuberLoss");
   const mluRet_t status = mluOpHuberLoss(stream_arg, &self_arg, &target_arg, reduction, delta, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -286,7 +286,7 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
   const auto target_arg = mlu_glue::describe(target);
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBinaryCrossEntropyBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBinaryCrossEntropyBackward");
   const mluRet_t status = mluOpBinaryCrossEntropyBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -330,7 +330,7 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
   const auto margin_arg = mlu_glue::scalar(margin);
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMultiMarginLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMultiMarginLossBackward");
   const mluRet_t status = mluOpMultiMarginLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, p_arg, margin_arg, &weight_arg, reduction, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -372,7 +372,7 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
   const auto target_arg = mlu_glue::describe(target);
   const auto is_target_arg = mlu_glue::describe(is_target);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMultilabelMarginLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMultilabelMarginLossBackward");
   const mluRet_t status = mluOpMultilabelMarginLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, &is_target_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -413,7 +413,7 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReflectionPad");
   const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -452,7 +452,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMulScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMulScalar");
   const mluRet_t status = mluOpMulScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -467,7 +467,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMul");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMul");
   const mluRet_t status = mluOpMul(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -581,7 +581,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpDivScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpDivScalar");
   const mluRet_t status = mluOpDivScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -596,7 +596,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpDiv");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpDiv");
   const mluRet_t status = mluOpDiv(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -802,7 +802,7 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpNeScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpNeScalar");
   const mluRet_t status = mluOpNeScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -817,7 +817,7 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpNe");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpNe");
   const mluRet_t status = mluOpNe(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -931,7 +931,7 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLtScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLtScalar");
   const mluRet_t status = mluOpLtScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -946,7 +946,7 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLt");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLt");
   const mluRet_t status = mluOpLt(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1223,7 +1223,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpNeg");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpNeg");
   const mluRet_t status = mluOpNeg(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1318,7 +1318,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
-  torch_fl::ProfilerRange sdk_call("mluOpZero");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpZero", torch_fl::DeviceActivityKind::kMemset);
   const mluRet_t status = mluOpZero(stream_arg, &self_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1350,7 +1350,7 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto generator_arg = mlu_glue::rand_state(generator);
-  torch_fl::ProfilerRange sdk_call("mluOpRandNormal");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRandNormal");
   const mluRet_t status = mluOpRandNormal(stream_arg, &self_arg, mean, std, generator_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1383,7 +1383,7 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReciprocal");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReciprocal");
   const mluRet_t status = mluOpReciprocal(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1479,7 +1479,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSilu");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSilu");
   const mluRet_t status = mluOpSilu(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1576,7 +1576,7 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMinimum");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMinimum");
   const mluRet_t status = mluOpMinimum(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1650,7 +1650,7 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpIsNegInf");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpIsNegInf");
   const mluRet_t status = mluOpIsNegInf(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1727,7 +1727,7 @@ static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self
     op.raise_vendor_error(static_cast<int64_t>(query_status), mluGetErrorStr(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("mluOpCumsum");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpCumsum");
   const mluRet_t status = mluOpCumsum(stream_arg, &self_arg, dim, op.data(workspace), workspace_bytes, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1814,7 +1814,7 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   const auto self_arg = mlu_glue::describe(self);
   const auto index_arg = mlu_glue::describe(index);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpIndexSelect");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpIndexSelect");
   const mluRet_t status = mluOpIndexSelect(stream_arg, &self_arg, dim, &index_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1855,7 +1855,7 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReduceMax");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReduceMax");
   const mluRet_t status = mluOpReduceMax(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1924,7 +1924,7 @@ static void launch__scaled_dot_product_fused_attention_overrideable(const torch_
   const auto scale_arg6 = mlu_glue::optional_float(scale);
   const auto output_arg = mlu_glue::describe(output);
   const auto logsumexp_arg = mlu_glue::describe(logsumexp);
-  torch_fl::ProfilerRange sdk_call("mluOpFusedAttention");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFusedAttention");
   const mluRet_t status = mluOpFusedAttention(stream_arg, &query_arg, &key_arg, &value_arg, &attn_bias_arg, is_causal, scale_arg6, &output_arg, &logsumexp_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1976,7 +1976,7 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto output_arg = mlu_glue::describe(output);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftmaxBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSoftmaxBackward");
   const mluRet_t status = mluOpSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2016,7 +2016,7 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpFrac");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFrac");
   const mluRet_t status = mluOpFrac(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2113,7 +2113,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpFmodScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFmodScalar");
   const mluRet_t status = mluOpFmodScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2128,7 +2128,7 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpFmod");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFmod");
   const mluRet_t status = mluOpFmod(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2242,7 +2242,7 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpFmin");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFmin");
   const mluRet_t status = mluOpFmin(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2363,7 +2363,7 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto values_arg = mlu_glue::describe(values);
   const auto indices_arg = mlu_glue::describe(indices);
-  torch_fl::ProfilerRange sdk_call("mluOpMaxDim");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMaxDim");
   const mluRet_t status = mluOpMaxDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

@@ -37,7 +37,7 @@ static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto lambd_arg = mlu_glue::scalar(lambd);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftshrinkBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSoftshrinkBackward");
   const mluRet_t status = mluOpSoftshrinkBackward(stream_arg, &grad_output_arg, &self_arg, lambd_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -82,7 +82,7 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMish");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMish");
   const mluRet_t status = mluOpMish(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -153,7 +153,7 @@ static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReflectionPad");
   const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -193,7 +193,7 @@ static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, cons
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReflectionPadBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReflectionPadBackward");
   const mluRet_t status = mluOpReflectionPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -234,7 +234,7 @@ static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPad");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReplicationPad");
   const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -273,7 +273,7 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGtScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGtScalar");
   const mluRet_t status = mluOpGtScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -288,7 +288,7 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGt");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGt");
   const mluRet_t status = mluOpGt(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -484,7 +484,7 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto output_arg = mlu_glue::describe(output);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpTanhBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpTanhBackward");
   const mluRet_t status = mluOpTanhBackward(stream_arg, &grad_output_arg, &output_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -530,7 +530,7 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto output_arg = mlu_glue::describe(output);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSigmoidBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSigmoidBackward");
   const mluRet_t status = mluOpSigmoidBackward(stream_arg, &grad_output_arg, &output_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -575,7 +575,7 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSin");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSin");
   const mluRet_t status = mluOpSin(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -671,7 +671,7 @@ static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLog2");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLog2");
   const mluRet_t status = mluOpLog2(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -769,7 +769,7 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto min_arg = mlu_glue::optional_scalar(min);
   const auto max_arg = mlu_glue::optional_scalar(max);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpClamp");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpClamp");
   const mluRet_t status = mluOpClamp(stream_arg, &self_arg, min_arg, max_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -856,7 +856,7 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::optional_int(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpArgMax");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpArgMax");
   const mluRet_t status = mluOpArgMax(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -928,7 +928,7 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpBatchNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBatchNormBackward");
   const mluRet_t status = mluOpBatchNormBackward(stream_arg, &grad_out_arg, &input_arg, &weight_arg, &running_mean_arg, &running_var_arg, &save_mean_arg, &save_invstd_arg, train, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -980,7 +980,7 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpLayerNorm");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLayerNorm");
   const mluRet_t status = mluOpLayerNorm(stream_arg, &input_arg, normalized_shape_arg, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1025,7 +1025,7 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   const auto computed_arg4 = mlu_glue::default_rand_state();
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpDropout");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpDropout");
   const mluRet_t status = mluOpDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1064,7 +1064,7 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAsin");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAsin");
   const mluRet_t status = mluOpAsin(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1160,7 +1160,7 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSinh");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSinh");
   const mluRet_t status = mluOpSinh(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1256,7 +1256,7 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSinc");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSinc");
   const mluRet_t status = mluOpSinc(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1352,7 +1352,7 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSignbit");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSignbit");
   const mluRet_t status = mluOpSignbit(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1422,7 +1422,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBitwiseOrScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBitwiseOrScalar");
   const mluRet_t status = mluOpBitwiseOrScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1437,7 +1437,7 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBitwiseOr");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBitwiseOr");
   const mluRet_t status = mluOpBitwiseOr(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1551,7 +1551,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpRemainderScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRemainderScalar");
   const mluRet_t status = mluOpRemainderScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1566,7 +1566,7 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpRemainder");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRemainder");
   const mluRet_t status = mluOpRemainder(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1680,7 +1680,7 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHypot");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHypot");
   const mluRet_t status = mluOpHypot(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

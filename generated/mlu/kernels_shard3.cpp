@@ -42,7 +42,7 @@ static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor 
   const auto input_scale_arg = mlu_glue::scalar(input_scale);
   const auto self_or_result_arg = mlu_glue::describe(self_or_result);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpEluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpEluBackward");
   const mluRet_t status = mluOpEluBackward(stream_arg, &grad_output_arg, alpha_arg, scale_arg, input_scale_arg, is_result, &self_or_result_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -84,7 +84,7 @@ static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & se
   const auto beta_arg = mlu_glue::scalar(beta);
   const auto threshold_arg = mlu_glue::scalar(threshold);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftplus");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSoftplus");
   const mluRet_t status = mluOpSoftplus(stream_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -153,7 +153,7 @@ static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & s
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardswish");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHardswish");
   const mluRet_t status = mluOpHardswish(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -208,7 +208,7 @@ static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at:
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardsigmoidBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHardsigmoidBackward");
   const mluRet_t status = mluOpHardsigmoidBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -283,7 +283,7 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMseLoss");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMseLoss");
   const mluRet_t status = mluOpMseLoss(stream_arg, &self_arg, &target_arg, reduction, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -325,7 +325,7 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMseLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMseLossBackward");
   const mluRet_t status = mluOpMseLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -368,7 +368,7 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpMaxPool3d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMaxPool3d");
   const mluRet_t status = mluOpMaxPool3d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -413,7 +413,7 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto indices_arg = mlu_glue::describe(indices);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMaxPool3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMaxPool3dBackward");
   const mluRet_t status = mluOpMaxPool3dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &indices_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -453,7 +453,7 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReflectionPadBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReflectionPadBackward");
   const mluRet_t status = mluOpReflectionPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -491,7 +491,7 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReflectionPadBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReflectionPadBackward");
   const mluRet_t status = mluOpReflectionPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -532,7 +532,7 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPad");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReplicationPad");
   const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -570,7 +570,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpExp");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpExp");
   const mluRet_t status = mluOpExp(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -666,7 +666,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSigmoid");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSigmoid");
   const mluRet_t status = mluOpSigmoid(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -762,7 +762,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpTanh");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpTanh");
   const mluRet_t status = mluOpTanh(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -858,7 +858,7 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto value_arg = mlu_glue::scalar(value);
-  torch_fl::ProfilerRange sdk_call("mluOpFill");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFill", torch_fl::DeviceActivityKind::kMemset);
   const mluRet_t status = mluOpFill(stream_arg, &self_arg, value_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -890,7 +890,7 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogSoftmax");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogSoftmax");
   const mluRet_t status = mluOpLogSoftmax(stream_arg, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -955,7 +955,7 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto output_arg = mlu_glue::describe(output);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogSoftmaxBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogSoftmaxBackward");
   const mluRet_t status = mluOpLogSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -995,7 +995,7 @@ static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpExpm1");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpExpm1");
   const mluRet_t status = mluOpExpm1(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1091,7 +1091,7 @@ static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor &
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogicalNot");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogicalNot");
   const mluRet_t status = mluOpLogicalNot(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1178,7 +1178,7 @@ static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLeScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLeScalar");
   const mluRet_t status = mluOpLeScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1193,7 +1193,7 @@ static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLe");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLe");
   const mluRet_t status = mluOpLe(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1390,7 +1390,7 @@ static void launch_linear(const torch_fl::OpContext& op, const at::Tensor & inpu
   const auto weight_arg = mlu_glue::describe(weight);
   const auto bias_arg = mlu_glue::describe_optional(bias);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLinear");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLinear");
   const mluRet_t status = mluOpLinear(stream_arg, &input_arg, &weight_arg, &bias_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1442,7 +1442,7 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto self_arg = mlu_glue::describe(self);
   const auto mat2_arg = mlu_glue::describe(mat2);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBatchMatMul");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBatchMatMul");
   const mluRet_t status = mluOpBatchMatMul(stream_arg, &self_arg, &mat2_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1516,7 +1516,7 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMaxPool2d");
   const mluRet_t status = mluOpMaxPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1594,7 +1594,7 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpLayerNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLayerNormBackward");
   const mluRet_t status = mluOpLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg, &mean_arg, &rstd_arg, &weight_arg, &bias_arg, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1642,7 +1642,7 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpCosh");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpCosh");
   const mluRet_t status = mluOpCosh(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1738,7 +1738,7 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpExp2");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpExp2");
   const mluRet_t status = mluOpExp2(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1834,7 +1834,7 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpIsPosInf");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpIsPosInf");
   const mluRet_t status = mluOpIsPosInf(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1904,7 +1904,7 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogicalAnd");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogicalAnd");
   const mluRet_t status = mluOpLogicalAnd(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1999,7 +1999,7 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg2 = mlu_glue::optional_int(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpArgMin");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpArgMin");
   const mluRet_t status = mluOpArgMin(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2063,7 +2063,7 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpCumprod");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpCumprod");
   const mluRet_t status = mluOpCumprod(stream_arg, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -2151,7 +2151,7 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   const auto ord_arg = mlu_glue::scalar(ord);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpVectorNorm");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpVectorNorm");
   const mluRet_t status = mluOpVectorNorm(stream_arg, &self_arg, ord_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

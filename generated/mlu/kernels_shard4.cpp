@@ -39,7 +39,7 @@ static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Te
   const auto min_val_arg = mlu_glue::scalar(min_val);
   const auto max_val_arg = mlu_glue::scalar(max_val);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardtanhBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHardtanhBackward");
   const mluRet_t status = mluOpHardtanhBackward(stream_arg, &grad_output_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -76,7 +76,7 @@ static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto lambd_arg = mlu_glue::scalar(lambd);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardshrink");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHardshrink");
   const mluRet_t status = mluOpHardshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -146,7 +146,7 @@ static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::T
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardswishBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHardswishBackward");
   const mluRet_t status = mluOpHardswishBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -183,7 +183,7 @@ static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor 
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGluBackward");
   const mluRet_t status = mluOpGluBackward(stream_arg, &grad_output_arg, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -219,7 +219,7 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSgn");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSgn");
   const mluRet_t status = mluOpSgn(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -315,7 +315,7 @@ static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAnyAll");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAnyAll");
   const mluRet_t status = mluOpAnyAll(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -380,7 +380,7 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg2 = mlu_glue::optional_int(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAny");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAny");
   const mluRet_t status = mluOpAny(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -445,7 +445,7 @@ static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tenso
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSmoothL1Loss");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSmoothL1Loss");
   const mluRet_t status = mluOpSmoothL1Loss(stream_arg, &self_arg, &target_arg, reduction, beta, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -487,7 +487,7 @@ static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at:
   const auto target_arg = mlu_glue::describe(target);
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBinaryCrossEntropy");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBinaryCrossEntropy");
   const mluRet_t status = mluOpBinaryCrossEntropy(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -533,7 +533,7 @@ static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAvgPool3dBackward");
   const mluRet_t status = mluOpAvgPool3dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -575,7 +575,7 @@ static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::
   const auto output_size_arg = mlu_glue::int_list(output_size);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdaptiveMaxPool2d");
   const mluRet_t status = mluOpAdaptiveMaxPool2d(stream_arg, &self_arg, output_size_arg, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -616,7 +616,7 @@ static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, c
   const auto self_arg = mlu_glue::describe(self);
   const auto indices_arg = mlu_glue::describe(indices);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdaptiveMaxPool2dBackward");
   const mluRet_t status = mluOpAdaptiveMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &indices_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -660,7 +660,7 @@ static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, c
   const auto self_arg = mlu_glue::describe(self);
   const auto indices_arg = mlu_glue::describe(indices);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdaptiveMaxPool3dBackward");
   const mluRet_t status = mluOpAdaptiveMaxPool3dBackward(stream_arg, &grad_output_arg, &self_arg, &indices_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -703,7 +703,7 @@ static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at:
   const auto self_arg = mlu_glue::describe(self);
   const auto output_size_arg = mlu_glue::int_list(output_size);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool3d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdaptiveAvgPool3d");
   const mluRet_t status = mluOpAdaptiveAvgPool3d(stream_arg, &self_arg, output_size_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -745,7 +745,7 @@ static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at
   const auto random_samples_arg = mlu_glue::describe(random_samples);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpFractionalMaxPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFractionalMaxPool2d");
   const mluRet_t status = mluOpFractionalMaxPool2d(stream_arg, &self_arg, kernel_size_arg, output_size_arg, &random_samples_arg, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -823,7 +823,7 @@ static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, con
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReplicationPadBackward");
   const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -865,7 +865,7 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = mlu_glue::scalar(other);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSubScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSubScalar");
   const mluRet_t status = mluOpSubScalar(stream_arg, &self_arg, other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -881,7 +881,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = mlu_glue::describe(other);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSub");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSub");
   const mluRet_t status = mluOpSub(stream_arg, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1044,7 +1044,7 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto total_weight_arg = mlu_glue::describe(total_weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpNllLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpNllLossBackward");
   const mluRet_t status = mluOpNllLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1089,7 +1089,7 @@ static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpRound");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRound");
   const mluRet_t status = mluOpRound(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1187,7 +1187,7 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto end_arg = mlu_glue::describe(end);
   const auto weight_arg = mlu_glue::scalar(weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLerp");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLerp");
   const mluRet_t status = mluOpLerp(stream_arg, &self_arg, &end_arg, weight_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1291,7 +1291,7 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpTril");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpTril");
   const mluRet_t status = mluOpTril(stream_arg, &self_arg, diagonal, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1377,7 +1377,7 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpTriu");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpTriu");
   const mluRet_t status = mluOpTriu(stream_arg, &self_arg, diagonal, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1464,7 +1464,7 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto indices_arg = mlu_glue::describe(indices);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpEmbeddingBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpEmbeddingBackward");
   const mluRet_t status = mluOpEmbeddingBackward(stream_arg, &grad_output_arg, &indices_arg, num_weights, padding_idx, scale_grad_by_freq, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1510,7 +1510,7 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto indices_arg = mlu_glue::describe(indices);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMaxPool2dBackward");
   const mluRet_t status = mluOpMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &indices_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1589,7 +1589,7 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAvgPool2dBackward");
   const mluRet_t status = mluOpAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1659,7 +1659,7 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogicalXor");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogicalXor");
   const mluRet_t status = mluOpLogicalXor(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1755,7 +1755,7 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   const auto index_arg = mlu_glue::describe(index);
   const auto src_arg = mlu_glue::describe(src);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpScatter");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpScatter");
   const mluRet_t status = mluOpScatter(stream_arg, &self_arg, dim, &index_arg, &src_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1859,7 +1859,7 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   const auto index_arg = mlu_glue::describe(index);
   const auto value_arg = mlu_glue::scalar(value);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpScatterValue");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpScatterValue");
   const mluRet_t status = mluOpScatterValue(stream_arg, &self_arg, dim, &index_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

@@ -34,7 +34,7 @@ static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto output_arg = mlu_glue::describe(output);
   const auto buffer_arg = mlu_glue::describe(buffer);
-  torch_fl::ProfilerRange sdk_call("mluOpLogSigmoid");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogSigmoid");
   const mluRet_t status = mluOpLogSigmoid(stream_arg, &self_arg, &output_arg, &buffer_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -71,7 +71,7 @@ static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHuberLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHuberLossBackward");
   const mluRet_t status = mluOpHuberLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, delta, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -116,7 +116,7 @@ static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::T
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto output_arg = mlu_glue::describe(output);
   const auto total_weight_arg = mlu_glue::describe(total_weight);
-  torch_fl::ProfilerRange sdk_call("mluOpNllLoss2d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpNllLoss2d");
   const mluRet_t status = mluOpNllLoss2d(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -160,7 +160,7 @@ static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::
   const auto output_size_arg = mlu_glue::int_list(output_size);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool3d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdaptiveMaxPool3d");
   const mluRet_t status = mluOpAdaptiveMaxPool3d(stream_arg, &self_arg, output_size_arg, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -200,7 +200,7 @@ static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, 
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdaptiveAvgPool3dBackward");
   const mluRet_t status = mluOpAdaptiveAvgPool3dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -238,7 +238,7 @@ static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, con
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReplicationPadBackward");
   const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -276,7 +276,7 @@ static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, con
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReplicationPadBackward");
   const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -312,7 +312,7 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLog");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLog");
   const mluRet_t status = mluOpLog(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -409,7 +409,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReduceSum");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReduceSum");
   const mluRet_t status = mluOpReduceSum(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -473,7 +473,7 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpCos");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpCos");
   const mluRet_t status = mluOpCos(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -569,7 +569,7 @@ static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpTrunc");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpTrunc");
   const mluRet_t status = mluOpTrunc(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -666,7 +666,7 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSiluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSiluBackward");
   const mluRet_t status = mluOpSiluBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -712,7 +712,7 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto approximate_arg2 = mlu_glue::gelu_approximation(approximate);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGelu");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGelu");
   const mluRet_t status = mluOpGelu(stream_arg, &self_arg, approximate_arg2, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -799,7 +799,7 @@ static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto exponent_arg = mlu_glue::describe(exponent);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpPow");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpPow");
   const mluRet_t status = mluOpPow(stream_arg, &self_arg, &exponent_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -904,7 +904,7 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto exponent_arg = mlu_glue::scalar(exponent);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpPowScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpPowScalar");
   const mluRet_t status = mluOpPowScalar(stream_arg, &self_arg, exponent_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1001,7 +1001,7 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg2 = mlu_glue::optional_int(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAll");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAll");
   const mluRet_t status = mluOpAll(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1069,7 +1069,7 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto beta_arg = mlu_glue::scalar(beta);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBaddbmm");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBaddbmm");
   const mluRet_t status = mluOpBaddbmm(stream_arg, &self_arg, &batch1_arg, &batch2_arg, beta_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1172,7 +1172,7 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   const auto self_arg = mlu_glue::describe(self);
   const auto output_size_arg = mlu_glue::int_list(output_size);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdaptiveAvgPool2d");
   const mluRet_t status = mluOpAdaptiveAvgPool2d(stream_arg, &self_arg, output_size_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1211,7 +1211,7 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdaptiveAvgPool2dBackward");
   const mluRet_t status = mluOpAdaptiveAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1251,7 +1251,7 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAcos");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAcos");
   const mluRet_t status = mluOpAcos(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1347,7 +1347,7 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpErfinv");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpErfinv");
   const mluRet_t status = mluOpErfinv(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1444,7 +1444,7 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAtan2");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAtan2");
   const mluRet_t status = mluOpAtan2(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1549,7 +1549,7 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpXlogy");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpXlogy");
   const mluRet_t status = mluOpXlogy(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1654,7 +1654,7 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogAddExp");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogAddExp");
   const mluRet_t status = mluOpLogAddExp(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1729,7 +1729,7 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogSumExp");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogSumExp");
   const mluRet_t status = mluOpLogSumExp(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1794,7 +1794,7 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   const auto self_arg = mlu_glue::describe(self);
   const auto index_arg = mlu_glue::describe(index);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGather");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGather");
   const mluRet_t status = mluOpGather(stream_arg, &self_arg, dim, &index_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

@@ -30,7 +30,7 @@ static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & se
   const auto min_val_arg = mlu_glue::scalar(min_val);
   const auto max_val_arg = mlu_glue::scalar(max_val);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardtanh");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpHardtanh");
   const mluRet_t status = mluOpHardtanh(stream_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -85,7 +85,7 @@ static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto negative_slope_arg = mlu_glue::scalar(negative_slope);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLeakyRelu");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLeakyRelu");
   const mluRet_t status = mluOpLeakyRelu(stream_arg, &self_arg, negative_slope_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -156,7 +156,7 @@ static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto lambd_arg = mlu_glue::scalar(lambd);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftshrink");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSoftshrink");
   const mluRet_t status = mluOpSoftshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -227,7 +227,7 @@ static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at:
   const auto self_arg = mlu_glue::describe(self);
   const auto buffer_arg = mlu_glue::describe(buffer);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogSigmoidBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogSigmoidBackward");
   const mluRet_t status = mluOpLogSigmoidBackward(stream_arg, &grad_output_arg, &self_arg, &buffer_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -267,7 +267,7 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
   const auto threshold_arg = mlu_glue::scalar(threshold);
   const auto value_arg = mlu_glue::scalar(value);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpThreshold");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpThreshold");
   const mluRet_t status = mluOpThreshold(stream_arg, &self_arg, threshold_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -338,7 +338,7 @@ static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor
   const auto self_arg = mlu_glue::describe(self);
   const auto weight_arg = mlu_glue::describe(weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpPrelu");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpPrelu");
   const mluRet_t status = mluOpPrelu(stream_arg, &self_arg, &weight_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -376,7 +376,7 @@ static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op,
   const auto target_arg = mlu_glue::describe(target);
   const auto output_arg = mlu_glue::describe(output);
   const auto is_target_arg = mlu_glue::describe(is_target);
-  torch_fl::ProfilerRange sdk_call("mluOpMultilabelMarginLoss");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMultilabelMarginLoss");
   const mluRet_t status = mluOpMultilabelMarginLoss(stream_arg, &self_arg, &target_arg, reduction, &output_arg, &is_target_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -421,7 +421,7 @@ static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & 
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool3d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAvgPool3d");
   const mluRet_t status = mluOpAvgPool3d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -485,7 +485,7 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto generator_arg = mlu_glue::rand_state(generator);
-  torch_fl::ProfilerRange sdk_call("mluOpRandUniform");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRandUniform");
   const mluRet_t status = mluOpRandUniform(stream_arg, &self_arg, from, to, generator_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -518,7 +518,7 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAbs");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAbs");
   const mluRet_t status = mluOpAbs(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -604,7 +604,7 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpRsqrt");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpRsqrt");
   const mluRet_t status = mluOpRsqrt(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -700,7 +700,7 @@ static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpFloor");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFloor");
   const mluRet_t status = mluOpFloor(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -796,7 +796,7 @@ static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSign");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSign");
   const mluRet_t status = mluOpSign(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -893,7 +893,7 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMaximum");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMaximum");
   const mluRet_t status = mluOpMaximum(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -969,7 +969,7 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpWhere");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpWhere");
   const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1013,7 +1013,7 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpWhere");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpWhere");
   const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1061,7 +1061,7 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto mask_arg = mlu_glue::describe(mask);
   const auto value_arg = mlu_glue::scalar(value);
-  torch_fl::ProfilerRange sdk_call("mluOpMaskedFill");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMaskedFill");
   const mluRet_t status = mluOpMaskedFill(stream_arg, &self_arg, &mask_arg, value_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1102,7 +1102,7 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto output_padding_arg = mlu_glue::int_list(output_padding);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpConvolution");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpConvolution");
   const mluRet_t status = mluOpConvolution(stream_arg, &input_arg, &weight_arg, &bias_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1153,7 +1153,7 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   const auto grad_input_arg = mlu_glue::describe(grad_input);
   const auto grad_weight_arg = mlu_glue::describe(grad_weight);
   const auto grad_bias_arg = mlu_glue::describe(grad_bias);
-  torch_fl::ProfilerRange sdk_call("mluOpConvolutionBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpConvolutionBackward");
   const mluRet_t status = mluOpConvolutionBackward(stream_arg, &grad_output_arg, &input_arg, &weight_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &grad_input_arg, &grad_weight_arg, &grad_bias_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1209,7 +1209,7 @@ static void launch__scaled_dot_product_fused_attention_overrideable_backward(con
   const auto grad_key_arg = mlu_glue::describe(grad_key);
   const auto grad_value_arg = mlu_glue::describe(grad_value);
   const auto grad_attn_bias_arg = mlu_glue::describe(grad_attn_bias);
-  torch_fl::ProfilerRange sdk_call("mluOpFusedAttentionBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpFusedAttentionBackward");
   const mluRet_t status = mluOpFusedAttentionBackward(stream_arg, &grad_out_arg, &query_arg, &key_arg, &value_arg, &attn_bias_arg, &logsumexp_arg, is_causal, scale_arg8, &grad_query_arg, &grad_key_arg, &grad_value_arg, &grad_attn_bias_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1266,7 +1266,7 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto mask_arg = mlu_glue::describe(mask);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpDropoutBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpDropoutBackward");
   const mluRet_t status = mluOpDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1306,7 +1306,7 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAsinh");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAsinh");
   const mluRet_t status = mluOpAsinh(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1402,7 +1402,7 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLgamma");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLgamma");
   const mluRet_t status = mluOpLgamma(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1498,7 +1498,7 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpDigamma");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpDigamma");
   const mluRet_t status = mluOpDigamma(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1595,7 +1595,7 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogicalOr");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLogicalOr");
   const mluRet_t status = mluOpLogicalOr(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

@@ -38,7 +38,7 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto negative_slope_arg = mlu_glue::scalar(negative_slope);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLeakyReluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLeakyReluBackward");
   const mluRet_t status = mluOpLeakyReluBackward(stream_arg, &grad_output_arg, &self_arg, negative_slope_arg, self_is_result, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -78,7 +78,7 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGlu");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGlu");
   const mluRet_t status = mluOpGlu(stream_arg, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -117,7 +117,7 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto min_arg = mlu_glue::scalar(min);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpClampMin");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpClampMin");
   const mluRet_t status = mluOpClampMin(stream_arg, &self_arg, min_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -191,7 +191,7 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
   const auto margin_arg = mlu_glue::scalar(margin);
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMultiMarginLoss");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpMultiMarginLoss");
   const mluRet_t status = mluOpMultiMarginLoss(stream_arg, &self_arg, &target_arg, p_arg, margin_arg, &weight_arg, reduction, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -238,7 +238,7 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpGroupNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpGroupNormBackward");
   const mluRet_t status = mluOpGroupNormBackward(stream_arg, &grad_out_arg, &input_arg, &mean_arg, &rstd_arg, &weight_arg, N, C, HxW, group, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -287,7 +287,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = mlu_glue::scalar(other);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAddScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAddScalar");
   const mluRet_t status = mluOpAddScalar(stream_arg, &self_arg, other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -303,7 +303,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = mlu_glue::describe(other);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdd");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAdd");
   const mluRet_t status = mluOpAdd(stream_arg, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -463,7 +463,7 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpEqScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpEqScalar");
   const mluRet_t status = mluOpEqScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -478,7 +478,7 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpEq");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpEq");
   const mluRet_t status = mluOpEq(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -675,7 +675,7 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto threshold_arg = mlu_glue::scalar(threshold);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpThresholdBackward");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpThresholdBackward");
   const mluRet_t status = mluOpThresholdBackward(stream_arg, &grad_output_arg, &self_arg, threshold_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -724,7 +724,7 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto beta_arg = mlu_glue::scalar(beta);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAddmm");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAddmm");
   const mluRet_t status = mluOpAddmm(stream_arg, &self_arg, &mat1_arg, &mat2_arg, beta_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -826,7 +826,7 @@ static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpCeil");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpCeil");
   const mluRet_t status = mluOpCeil(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -922,7 +922,7 @@ static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLog1p");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLog1p");
   const mluRet_t status = mluOpLog1p(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1022,7 +1022,7 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAvgPool2d");
   const mluRet_t status = mluOpAvgPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1092,7 +1092,7 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpBatchNorm");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBatchNorm");
   const mluRet_t status = mluOpBatchNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, &running_mean_arg, &running_var_arg, training, momentum, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1136,7 +1136,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftmax");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpSoftmax");
   const mluRet_t status = mluOpSoftmax(stream_arg, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1200,7 +1200,7 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpTan");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpTan");
   const mluRet_t status = mluOpTan(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1296,7 +1296,7 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAtan");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAtan");
   const mluRet_t status = mluOpAtan(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1392,7 +1392,7 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAcosh");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAcosh");
   const mluRet_t status = mluOpAcosh(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1488,7 +1488,7 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAtanh");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpAtanh");
   const mluRet_t status = mluOpAtanh(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1584,7 +1584,7 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLog10");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpLog10");
   const mluRet_t status = mluOpLog10(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1681,7 +1681,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBitwiseXorScalar");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBitwiseXorScalar");
   const mluRet_t status = mluOpBitwiseXorScalar(stream_arg, &self_arg, other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1696,7 +1696,7 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBitwiseXor");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpBitwiseXor");
   const mluRet_t status = mluOpBitwiseXor(stream_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1881,7 +1881,7 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReduceProd");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpReduceProd");
   const mluRet_t status = mluOpReduceProd(stream_arg, &self_arg, dim, keepdim, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
@@ -1921,7 +1921,7 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   const auto index_arg = mlu_glue::describe(index);
   const auto src_arg = mlu_glue::describe(src);
   const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpScatterAdd");
+  torch_fl::ProfilerRange sdk_call(op, "mluOpScatterAdd");
   const mluRet_t status = mluOpScatterAdd(stream_arg, &self_arg, dim, &index_arg, &src_arg, &out_arg);
   sdk_call.end();
   if (status != MLU_RET_SUCCESS) {

@@ -58,7 +58,7 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSqrt");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSqrt");
   const npuError status = npunnSqrt(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -162,7 +162,7 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnErf");
+  torch_fl::ProfilerRange sdk_call(op, "npunnErf");
   const npuError status = npunnErf(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -266,7 +266,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnRelu");
+  torch_fl::ProfilerRange sdk_call(op, "npunnRelu");
   const npuError status = npunnRelu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -330,7 +330,7 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGeluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGeluBackward");
   const npuError status = npunnGeluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -381,7 +381,7 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAddcmul");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAddcmul");
   const npuError status = npunnAddcmul(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -504,7 +504,7 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAddcdiv");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAddcdiv");
   const npuError status = npunnAddcdiv(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -626,7 +626,7 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnArange");
+  torch_fl::ProfilerRange sdk_call(op, "npunnArange");
   const npuError status = npunnArange(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -671,7 +671,7 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMm");
   const npuError status = npunnMm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -749,7 +749,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMean");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMean");
   const npuError status = npunnMean(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -822,7 +822,7 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAmin");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAmin");
   const npuError status = npunnAmin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -897,7 +897,7 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNLLLoss");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNLLLoss");
   const npuError status = npunnNLLLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -987,7 +987,7 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnCat");
+  torch_fl::ProfilerRange sdk_call(op, "npunnCat");
   const npuError status = npunnCat(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1060,7 +1060,7 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSoftplusBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSoftplusBackward");
   const npuError status = npunnSoftplusBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1113,7 +1113,7 @@ static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHardsigmoid");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHardsigmoid");
   const npuError status = npunnHardsigmoid(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1221,7 +1221,7 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNLLLoss2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNLLLoss2dBackward");
   const npuError status = npunnNLLLoss2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1275,7 +1275,7 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnFractionalMaxPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnFractionalMaxPool2dBackward");
   const npuError status = npunnFractionalMaxPool2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1327,7 +1327,7 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReflectionPad3d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReflectionPad3d");
   const npuError status = npunnReflectionPad3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1374,7 +1374,7 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReplicationPad1d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReplicationPad1d");
   const npuError status = npunnReplicationPad1d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1424,7 +1424,7 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGroupNorm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGroupNorm");
   const npuError status = npunnGroupNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1474,7 +1474,7 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnErfc");
+  torch_fl::ProfilerRange sdk_call(op, "npunnErfc");
   const npuError status = npunnErfc(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1578,7 +1578,7 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBitwiseNot");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBitwiseNot");
   const npuError status = npunnBitwiseNot(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1683,7 +1683,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBitwiseAndScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBitwiseAndScalar");
   const npuError status = npunnBitwiseAndScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1706,7 +1706,7 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBitwiseAndTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBitwiseAndTensor");
   const npuError status = npunnBitwiseAndTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1828,7 +1828,7 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnCopysign");
+  torch_fl::ProfilerRange sdk_call(op, "npunnCopysign");
   const npuError status = npunnCopysign(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1941,7 +1941,7 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogAddExp2");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogAddExp2");
   const npuError status = npunnLogAddExp2(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -2024,7 +2024,7 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnFmax");
+  torch_fl::ProfilerRange sdk_call(op, "npunnFmax");
   const npuError status = npunnFmax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -2179,7 +2179,7 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMinDim");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMinDim");
   const npuError status = npunnMinDim(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -2228,7 +2228,7 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNorm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNorm");
   const npuError status = npunnNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -2277,7 +2277,7 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnIndexAdd");
+  torch_fl::ProfilerRange sdk_call(op, "npunnIndexAdd");
   const npuError status = npunnIndexAdd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {

@@ -43,7 +43,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMuls");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMuls");
   const npuError status = npunnMuls(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -66,7 +66,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMul");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMul");
   const npuError status = npunnMul(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -188,7 +188,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnDivs");
+  torch_fl::ProfilerRange sdk_call(op, "npunnDivs");
   const npuError status = npunnDivs(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -211,7 +211,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnDiv");
+  torch_fl::ProfilerRange sdk_call(op, "npunnDiv");
   const npuError status = npunnDiv(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -425,7 +425,7 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMinimum");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMinimum");
   const npuError status = npunnMinimum(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -508,7 +508,7 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNeScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNeScalar");
   const npuError status = npunnNeScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -531,7 +531,7 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNeTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNeTensor");
   const npuError status = npunnNeTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -620,7 +620,7 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLtScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLtScalar");
   const npuError status = npunnLtScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -643,7 +643,7 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLtTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLtTensor");
   const npuError status = npunnLtTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -841,7 +841,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNeg");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNeg");
   const npuError status = npunnNeg(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -945,7 +945,7 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReciprocal");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReciprocal");
   const npuError status = npunnReciprocal(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1049,7 +1049,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSilu");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSilu");
   const npuError status = npunnSilu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1153,7 +1153,7 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnIsNegInf");
+  torch_fl::ProfilerRange sdk_call(op, "npunnIsNegInf");
   const npuError status = npunnIsNegInf(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1229,7 +1229,7 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnInplaceZero");
+  torch_fl::ProfilerRange sdk_call(op, "npunnInplaceZero", torch_fl::DeviceActivityKind::kMemset);
   const npuError status = npunnInplaceZero(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1269,7 +1269,7 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnInplaceNormal");
+  torch_fl::ProfilerRange sdk_call(op, "npunnInplaceNormal");
   const npuError status = npunnInplaceNormal(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1311,7 +1311,7 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAmax");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAmax");
   const npuError status = npunnAmax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1384,7 +1384,7 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSoftmaxBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSoftmaxBackward");
   const npuError status = npunnSoftmaxBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1433,7 +1433,7 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnIndexSelect");
+  torch_fl::ProfilerRange sdk_call(op, "npunnIndexSelect");
   const npuError status = npunnIndexSelect(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1485,7 +1485,7 @@ static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnElu");
+  torch_fl::ProfilerRange sdk_call(op, "npunnElu");
   const npuError status = npunnElu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1565,7 +1565,7 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHardshrinkBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHardshrinkBackward");
   const npuError status = npunnHardshrinkBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1621,7 +1621,7 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnPreluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnPreluBackward");
   const npuError status = npunnPreluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1670,7 +1670,7 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSmoothL1LossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSmoothL1LossBackward");
   const npuError status = npunnSmoothL1LossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1721,7 +1721,7 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHuberLoss");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHuberLoss");
   const npuError status = npunnHuberLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1772,7 +1772,7 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBinaryCrossEntropyBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBinaryCrossEntropyBackward");
   const npuError status = npunnBinaryCrossEntropyBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1824,7 +1824,7 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMultiMarginLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMultiMarginLossBackward");
   const npuError status = npunnMultiMarginLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1875,7 +1875,7 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMultilabelMarginLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMultilabelMarginLossBackward");
   const npuError status = npunnMultilabelMarginLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1925,7 +1925,7 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReflectionPad2d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReflectionPad2d");
   const npuError status = npunnReflectionPad2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1971,7 +1971,7 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnFrac");
+  torch_fl::ProfilerRange sdk_call(op, "npunnFrac");
   const npuError status = npunnFrac(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -2076,7 +2076,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnFmodScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnFmodScalar");
   const npuError status = npunnFmodScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -2099,7 +2099,7 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnFmodTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnFmodTensor");
   const npuError status = npunnFmodTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -2221,7 +2221,7 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnFmin");
+  torch_fl::ProfilerRange sdk_call(op, "npunnFmin");
   const npuError status = npunnFmin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -2350,7 +2350,7 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMaxDim");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMaxDim");
   const npuError status = npunnMaxDim(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {

@@ -43,7 +43,7 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGtScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGtScalar");
   const npuError status = npunnGtScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -66,7 +66,7 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGtTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGtTensor");
   const npuError status = npunnGtTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -209,7 +209,7 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSin");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSin");
   const npuError status = npunnSin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -315,7 +315,7 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnClamp");
+  torch_fl::ProfilerRange sdk_call(op, "npunnClamp");
   const npuError status = npunnClamp(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -410,7 +410,7 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnTanhBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnTanhBackward");
   const npuError status = npunnTanhBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -464,7 +464,7 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSigmoidBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSigmoidBackward");
   const npuError status = npunnSigmoidBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -520,7 +520,7 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnDropout");
+  torch_fl::ProfilerRange sdk_call(op, "npunnDropout");
   const npuError status = npunnDropout(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -568,7 +568,7 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnArgMax");
+  torch_fl::ProfilerRange sdk_call(op, "npunnArgMax");
   const npuError status = npunnArgMax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -648,7 +648,7 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBatchNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBatchNormBackward");
   const npuError status = npunnBatchNormBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -708,7 +708,7 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLayerNorm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLayerNorm");
   const npuError status = npunnLayerNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -760,7 +760,7 @@ static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSoftshrinkBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSoftshrinkBackward");
   const npuError status = npunnSoftshrinkBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -813,7 +813,7 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMish");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMish");
   const npuError status = npunnMish(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -892,7 +892,7 @@ static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Ten
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReflectionPad1d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReflectionPad1d");
   const npuError status = npunnReflectionPad1d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -940,7 +940,7 @@ static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, cons
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReflectionPad1dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReflectionPad1dBackward");
   const npuError status = npunnReflectionPad1dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -989,7 +989,7 @@ static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReplicationPad3d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReplicationPad3d");
   const npuError status = npunnReplicationPad3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1035,7 +1035,7 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAsin");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAsin");
   const npuError status = npunnAsin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1139,7 +1139,7 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSinh");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSinh");
   const npuError status = npunnSinh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1243,7 +1243,7 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSinc");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSinc");
   const npuError status = npunnSinc(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1347,7 +1347,7 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSignbit");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSignbit");
   const npuError status = npunnSignbit(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1425,7 +1425,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBitwiseOrScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBitwiseOrScalar");
   const npuError status = npunnBitwiseOrScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1448,7 +1448,7 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBitwiseOrTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBitwiseOrTensor");
   const npuError status = npunnBitwiseOrTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1570,7 +1570,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnRemainderTensorScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnRemainderTensorScalar");
   const npuError status = npunnRemainderTensorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1593,7 +1593,7 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnRemainderTensorTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnRemainderTensorTensor");
   const npuError status = npunnRemainderTensorTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1715,7 +1715,7 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHypot");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHypot");
   const npuError status = npunnHypot(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {

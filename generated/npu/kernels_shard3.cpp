@@ -51,7 +51,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnExp");
+  torch_fl::ProfilerRange sdk_call(op, "npunnExp");
   const npuError status = npunnExp(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -155,7 +155,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnTanh");
+  torch_fl::ProfilerRange sdk_call(op, "npunnTanh");
   const npuError status = npunnTanh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -259,7 +259,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSigmoid");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSigmoid");
   const npuError status = npunnSigmoid(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -363,7 +363,7 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnInplaceFillScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnInplaceFillScalar", torch_fl::DeviceActivityKind::kMemset);
   const npuError status = npunnInplaceFillScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -404,7 +404,7 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBmm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBmm");
   const npuError status = npunnBmm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -481,7 +481,7 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogSoftmax");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogSoftmax");
   const npuError status = npunnLogSoftmax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -554,7 +554,7 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogSoftmaxBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogSoftmaxBackward");
   const npuError status = npunnLogSoftmaxBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -607,7 +607,7 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMaxPool2dWithIndices");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMaxPool2dWithIndices");
   const npuError status = npunnMaxPool2dWithIndices(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -693,7 +693,7 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLayerNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLayerNormBackward");
   const npuError status = npunnLayerNormBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -753,7 +753,7 @@ static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnEluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnEluBackward");
   const npuError status = npunnEluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -803,7 +803,7 @@ static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & se
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSoftplus");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSoftplus");
   const npuError status = npunnSoftplus(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -880,7 +880,7 @@ static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHardswish");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHardswish");
   const npuError status = npunnHardswish(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -943,7 +943,7 @@ static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at:
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHardsigmoidBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHardsigmoidBackward");
   const npuError status = npunnHardsigmoidBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1026,7 +1026,7 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMseLoss");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMseLoss");
   const npuError status = npunnMseLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1076,7 +1076,7 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMseLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMseLossBackward");
   const npuError status = npunnMseLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1127,7 +1127,7 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMaxPool3dWithIndices");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMaxPool3dWithIndices");
   const npuError status = npunnMaxPool3dWithIndices(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1180,7 +1180,7 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMaxPool3dWithIndicesBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMaxPool3dWithIndicesBackward");
   const npuError status = npunnMaxPool3dWithIndicesBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1229,7 +1229,7 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReflectionPad2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReflectionPad2dBackward");
   const npuError status = npunnReflectionPad2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1275,7 +1275,7 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReflectionPad3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReflectionPad3dBackward");
   const npuError status = npunnReflectionPad3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1324,7 +1324,7 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReplicationPad2d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReplicationPad2d");
   const npuError status = npunnReplicationPad2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1370,7 +1370,7 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnCosh");
+  torch_fl::ProfilerRange sdk_call(op, "npunnCosh");
   const npuError status = npunnCosh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1474,7 +1474,7 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnExp2");
+  torch_fl::ProfilerRange sdk_call(op, "npunnExp2");
   const npuError status = npunnExp2(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1578,7 +1578,7 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnIsPosInf");
+  torch_fl::ProfilerRange sdk_call(op, "npunnIsPosInf");
   const npuError status = npunnIsPosInf(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1656,7 +1656,7 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogicalAnd");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogicalAnd");
   const npuError status = npunnLogicalAnd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1759,7 +1759,7 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnArgMin");
+  torch_fl::ProfilerRange sdk_call(op, "npunnArgMin");
   const npuError status = npunnArgMin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1831,7 +1831,7 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnCumprod");
+  torch_fl::ProfilerRange sdk_call(op, "npunnCumprod");
   const npuError status = npunnCumprod(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1927,7 +1927,7 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNorm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNorm");
   const npuError status = npunnNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {

@@ -45,7 +45,7 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSubs");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSubs");
   const npuError status = npunnSubs(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -69,7 +69,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSub");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSub");
   const npuError status = npunnSub(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -238,7 +238,7 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLerps");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLerps");
   const npuError status = npunnLerps(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -350,7 +350,7 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnTril");
+  torch_fl::ProfilerRange sdk_call(op, "npunnTril");
   const npuError status = npunnTril(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -444,7 +444,7 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnTriu");
+  torch_fl::ProfilerRange sdk_call(op, "npunnTriu");
   const npuError status = npunnTriu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -542,7 +542,7 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNLLLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNLLLossBackward");
   const npuError status = npunnNLLLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -597,7 +597,7 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnEmbeddingDenseBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnEmbeddingDenseBackward");
   const npuError status = npunnEmbeddingDenseBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -652,7 +652,7 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMaxPool2dWithIndicesBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMaxPool2dWithIndicesBackward");
   const npuError status = npunnMaxPool2dWithIndicesBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -741,7 +741,7 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAvgPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAvgPool2dBackward");
   const npuError status = npunnAvgPool2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -821,7 +821,7 @@ static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHardtanhBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHardtanhBackward");
   const npuError status = npunnHardtanhBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -866,7 +866,7 @@ static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHardshrink");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHardshrink");
   const npuError status = npunnHardshrink(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -944,7 +944,7 @@ static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHardswishBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHardswishBackward");
   const npuError status = npunnHardswishBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -989,7 +989,7 @@ static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGluBackward");
   const npuError status = npunnGluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1033,7 +1033,7 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSgn");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSgn");
   const npuError status = npunnSgn(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1138,7 +1138,7 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAny");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAny");
   const npuError status = npunnAny(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1211,7 +1211,7 @@ static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tenso
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSmoothL1Loss");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSmoothL1Loss");
   const npuError status = npunnSmoothL1Loss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1261,7 +1261,7 @@ static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at:
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBinaryCrossEntropy");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBinaryCrossEntropy");
   const npuError status = npunnBinaryCrossEntropy(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1315,7 +1315,7 @@ static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAvgPool3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAvgPool3dBackward");
   const npuError status = npunnAvgPool3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1365,7 +1365,7 @@ static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdaptiveMaxPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdaptiveMaxPool2d");
   const npuError status = npunnAdaptiveMaxPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1414,7 +1414,7 @@ static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdaptiveMaxPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdaptiveMaxPool2dBackward");
   const npuError status = npunnAdaptiveMaxPool2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1467,7 +1467,7 @@ static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdaptiveMaxPool3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdaptiveMaxPool3dBackward");
   const npuError status = npunnAdaptiveMaxPool3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1519,7 +1519,7 @@ static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at:
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdaptiveAvgPool3d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdaptiveAvgPool3d");
   const npuError status = npunnAdaptiveAvgPool3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1569,7 +1569,7 @@ static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnFractionalMaxPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnFractionalMaxPool2d");
   const npuError status = npunnFractionalMaxPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1620,7 +1620,7 @@ static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, con
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReplicationPad1dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReplicationPad1dBackward");
   const npuError status = npunnReplicationPad1dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1669,7 +1669,7 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogicalXor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogicalXor");
   const npuError status = npunnLogicalXor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1773,7 +1773,7 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnScatter");
+  torch_fl::ProfilerRange sdk_call(op, "npunnScatter");
   const npuError status = npunnScatter(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1888,7 +1888,7 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnScatterValue");
+  torch_fl::ProfilerRange sdk_call(op, "npunnScatterValue");
   const npuError status = npunnScatterValue(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {

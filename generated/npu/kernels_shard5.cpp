@@ -40,7 +40,7 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLog");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLog");
   const npuError status = npunnLog(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -144,7 +144,7 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnCos");
+  torch_fl::ProfilerRange sdk_call(op, "npunnCos");
   const npuError status = npunnCos(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -249,7 +249,7 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGelu");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGelu");
   const npuError status = npunnGelu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -344,7 +344,7 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnPowTensorScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnPowTensorScalar");
   const npuError status = npunnPowTensorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -449,7 +449,7 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSiluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSiluBackward");
   const npuError status = npunnSiluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -506,7 +506,7 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBaddbmm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBaddbmm");
   const npuError status = npunnBaddbmm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -617,7 +617,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReduceSum");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReduceSum");
   const npuError status = npunnReduceSum(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -690,7 +690,7 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAll");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAll");
   const npuError status = npunnAll(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -763,7 +763,7 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdaptiveAvgPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdaptiveAvgPool2d");
   const npuError status = npunnAdaptiveAvgPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -810,7 +810,7 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdaptiveAvgPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdaptiveAvgPool2dBackward");
   const npuError status = npunnAdaptiveAvgPool2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -859,7 +859,7 @@ static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogSigmoid");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogSigmoid");
   const npuError status = npunnLogSigmoid(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -904,7 +904,7 @@ static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHuberLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHuberLossBackward");
   const npuError status = npunnHuberLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -957,7 +957,7 @@ static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnNLLLoss2d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnNLLLoss2d");
   const npuError status = npunnNLLLoss2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1010,7 +1010,7 @@ static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdaptiveMaxPool3d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdaptiveMaxPool3d");
   const npuError status = npunnAdaptiveMaxPool3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1058,7 +1058,7 @@ static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdaptiveAvgPool3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdaptiveAvgPool3dBackward");
   const npuError status = npunnAdaptiveAvgPool3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1104,7 +1104,7 @@ static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, con
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReplicationPad2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReplicationPad2dBackward");
   const npuError status = npunnReplicationPad2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1150,7 +1150,7 @@ static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, con
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnReplicationPad3dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnReplicationPad3dBackward");
   const npuError status = npunnReplicationPad3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1194,7 +1194,7 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAcos");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAcos");
   const npuError status = npunnAcos(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1298,7 +1298,7 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnErfinv");
+  torch_fl::ProfilerRange sdk_call(op, "npunnErfinv");
   const npuError status = npunnErfinv(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1403,7 +1403,7 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAtan2");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAtan2");
   const npuError status = npunnAtan2(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1516,7 +1516,7 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnXLogYTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnXLogYTensor");
   const npuError status = npunnXLogYTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1629,7 +1629,7 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogAddExp");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogAddExp");
   const npuError status = npunnLogAddExp(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1712,7 +1712,7 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogSumExp");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogSumExp");
   const npuError status = npunnLogSumExp(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1785,7 +1785,7 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGather");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGather");
   const npuError status = npunnGather(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {

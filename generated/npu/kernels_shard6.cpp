@@ -43,7 +43,7 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMaximum");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMaximum");
   const npuError status = npunnMaximum(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -125,7 +125,7 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAbs");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAbs");
   const npuError status = npunnAbs(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -219,7 +219,7 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnRsqrt");
+  torch_fl::ProfilerRange sdk_call(op, "npunnRsqrt");
   const npuError status = npunnRsqrt(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -325,7 +325,7 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnWhere");
+  torch_fl::ProfilerRange sdk_call(op, "npunnWhere");
   const npuError status = npunnWhere(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -377,7 +377,7 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnWhere");
+  torch_fl::ProfilerRange sdk_call(op, "npunnWhere");
   const npuError status = npunnWhere(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -433,7 +433,7 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnInplaceMaskedFillScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnInplaceMaskedFillScalar");
   const npuError status = npunnInplaceMaskedFillScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -476,7 +476,7 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnInplaceUniform");
+  torch_fl::ProfilerRange sdk_call(op, "npunnInplaceUniform");
   const npuError status = npunnInplaceUniform(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -518,7 +518,7 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnDropoutBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnDropoutBackward");
   const npuError status = npunnDropoutBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -571,7 +571,7 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnConvolution");
+  torch_fl::ProfilerRange sdk_call(op, "npunnConvolution");
   const npuError status = npunnConvolution(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -632,7 +632,7 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnConvolutionBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnConvolutionBackward");
   const npuError status = npunnConvolutionBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -692,7 +692,7 @@ static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & se
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnHardtanh");
+  torch_fl::ProfilerRange sdk_call(op, "npunnHardtanh");
   const npuError status = npunnHardtanh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -755,7 +755,7 @@ static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLeakyRelu");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLeakyRelu");
   const npuError status = npunnLeakyRelu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -834,7 +834,7 @@ static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSoftshrink");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSoftshrink");
   const npuError status = npunnSoftshrink(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -913,7 +913,7 @@ static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at:
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogSigmoidBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogSigmoidBackward");
   const npuError status = npunnLogSigmoidBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -961,7 +961,7 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnThreshold");
+  torch_fl::ProfilerRange sdk_call(op, "npunnThreshold");
   const npuError status = npunnThreshold(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1040,7 +1040,7 @@ static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnPrelu");
+  torch_fl::ProfilerRange sdk_call(op, "npunnPrelu");
   const npuError status = npunnPrelu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1086,7 +1086,7 @@ static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMultilabelMarginLoss");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMultilabelMarginLoss");
   const npuError status = npunnMultilabelMarginLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1140,7 +1140,7 @@ static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAvgPool3d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAvgPool3d");
   const npuError status = npunnAvgPool3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1212,7 +1212,7 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAsinh");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAsinh");
   const npuError status = npunnAsinh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1316,7 +1316,7 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLgamma");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLgamma");
   const npuError status = npunnLgamma(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1420,7 +1420,7 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnDigamma");
+  torch_fl::ProfilerRange sdk_call(op, "npunnDigamma");
   const npuError status = npunnDigamma(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1525,7 +1525,7 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLogicalOr");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLogicalOr");
   const npuError status = npunnLogicalOr(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {

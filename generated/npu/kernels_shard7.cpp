@@ -52,7 +52,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdds");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdds");
   const npuError status = npunnAdds(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -76,7 +76,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAdd");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAdd");
   const npuError status = npunnAdd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -244,7 +244,7 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnEqScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnEqScalar");
   const npuError status = npunnEqScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -267,7 +267,7 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnEqTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnEqTensor");
   const npuError status = npunnEqTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -412,7 +412,7 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnThresholdBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnThresholdBackward");
   const npuError status = npunnThresholdBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -469,7 +469,7 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAddmm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAddmm");
   const npuError status = npunnAddmm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -579,7 +579,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnSoftmax");
+  torch_fl::ProfilerRange sdk_call(op, "npunnSoftmax");
   const npuError status = npunnSoftmax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -655,7 +655,7 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAvgPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAvgPool2d");
   const npuError status = npunnAvgPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -733,7 +733,7 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBatchNorm");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBatchNorm");
   const npuError status = npunnBatchNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -787,7 +787,7 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLeakyReluBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLeakyReluBackward");
   const npuError status = npunnLeakyReluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -835,7 +835,7 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGlu");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGlu");
   const npuError status = npunnGlu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -882,7 +882,7 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnClampMin");
+  torch_fl::ProfilerRange sdk_call(op, "npunnClampMin");
   const npuError status = npunnClampMin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -964,7 +964,7 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnMultiMarginLoss");
+  torch_fl::ProfilerRange sdk_call(op, "npunnMultiMarginLoss");
   const npuError status = npunnMultiMarginLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1020,7 +1020,7 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnGroupNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "npunnGroupNormBackward");
   const npuError status = npunnGroupNormBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1075,7 +1075,7 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnTan");
+  torch_fl::ProfilerRange sdk_call(op, "npunnTan");
   const npuError status = npunnTan(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1179,7 +1179,7 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAtan");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAtan");
   const npuError status = npunnAtan(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1283,7 +1283,7 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAcosh");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAcosh");
   const npuError status = npunnAcosh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1387,7 +1387,7 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnAtanh");
+  torch_fl::ProfilerRange sdk_call(op, "npunnAtanh");
   const npuError status = npunnAtanh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1491,7 +1491,7 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnLog10");
+  torch_fl::ProfilerRange sdk_call(op, "npunnLog10");
   const npuError status = npunnLog10(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1596,7 +1596,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBitwiseXorScalar");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBitwiseXorScalar");
   const npuError status = npunnBitwiseXorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1619,7 +1619,7 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnBitwiseXorTensor");
+  torch_fl::ProfilerRange sdk_call(op, "npunnBitwiseXorTensor");
   const npuError status = npunnBitwiseXorTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1812,7 +1812,7 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnProd");
+  torch_fl::ProfilerRange sdk_call(op, "npunnProd");
   const npuError status = npunnProd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {
@@ -1860,7 +1860,7 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  torch_fl::ProfilerRange sdk_call("npunnScatterAdd");
+  torch_fl::ProfilerRange sdk_call(op, "npunnScatterAdd");
   const npuError status = npunnScatterAdd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   sdk_call.end();
   if (status != NPU_SUCCESS) {

@@ -30,7 +30,7 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto tensor2_arg = nv_glue::describe(tensor2);
   const auto value_arg = nv_glue::scalar(value);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsTernary");
   const nvopsStatus_t status = nvopsTernary(stream_arg, computed_arg1, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -146,7 +146,7 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto tensor2_arg = nv_glue::describe(tensor2);
   const auto value_arg = nv_glue::scalar(value);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsTernary");
   const nvopsStatus_t status = nvopsTernary(stream_arg, computed_arg1, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -259,7 +259,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = nv_glue::relu_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -314,7 +314,7 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = nv_glue::sqrt_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -413,7 +413,7 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, c10::string_view
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg4 = nv_glue::zero();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnaryBackward");
   const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, approximate_arg, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -483,7 +483,7 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   const auto start_arg = nv_glue::scalar(start);
   const auto step_arg = nv_glue::scalar(step);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsArange");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsArange");
   const nvopsStatus_t status = nvopsArange(stream_arg, start_arg, step_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -519,7 +519,7 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto tensors_arg = nv_glue::describe_list(tensors);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsCat");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsCat");
   const nvopsStatus_t status = nvopsCat(stream_arg, tensors_arg, dim, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -583,7 +583,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   const auto dim_arg = nv_glue::dims(dim);
   const auto computed_arg3 = nv_glue::mean_mode();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsReduceSum");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsReduceSum");
   const nvopsStatus_t status = nvopsReduceSum(stream_arg, &self_arg, dim_arg, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -656,7 +656,7 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   const auto weight_arg = nv_glue::describe_optional(weight);
   const auto output_arg = nv_glue::describe(output);
   const auto total_weight_arg = nv_glue::describe(total_weight);
-  torch_fl::ProfilerRange sdk_call("nvopsNllLoss");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsNllLoss");
   const nvopsStatus_t status = nvopsNllLoss(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -740,7 +740,7 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   const auto computed_arg4 = nv_glue::zero();
   const auto computed_arg5 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsMatmul");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsMatmul");
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {

@@ -26,7 +26,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::scalar(other);
   const auto computed_arg4 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsBinaryScalar");
   const nvopsStatus_t status = nvopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -43,7 +43,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::describe(other);
   const auto computed_arg4 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsBinary");
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -159,7 +159,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::scalar(other);
   const auto computed_arg4 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsBinaryScalar");
   const nvopsStatus_t status = nvopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -176,7 +176,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::describe(other);
   const auto computed_arg4 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsBinary");
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -382,7 +382,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = nv_glue::silu_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -479,7 +479,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = nv_glue::neg_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -575,7 +575,7 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg2 = nv_glue::zero();
-  torch_fl::ProfilerRange sdk_call("nvopsFill");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsFill", torch_fl::DeviceActivityKind::kMemset);
   const nvopsStatus_t status = nvopsFill(stream_arg, &self_arg, computed_arg2);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -607,7 +607,7 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsIsNegInf");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsIsNegInf");
   const nvopsStatus_t status = nvopsIsNegInf(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -674,7 +674,7 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   const auto self_arg = nv_glue::describe(self);
   const auto index_arg = nv_glue::describe(index);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsIndexSelect");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsIndexSelect");
   const nvopsStatus_t status = nvopsIndexSelect(stream_arg, &self_arg, dim, &index_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -716,7 +716,7 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   const auto output_arg = nv_glue::describe(output);
   const auto computed_arg4 = nv_glue::softmax_mode();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsSoftmaxBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsSoftmaxBackward");
   const nvopsStatus_t status = nvopsSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {

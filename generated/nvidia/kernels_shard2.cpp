@@ -22,7 +22,7 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto output_arg = nv_glue::describe(output);
   const auto computed_arg4 = nv_glue::zero();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnaryBackward");
   const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, computed_arg1, &grad_output_arg, &output_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -99,7 +99,7 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   const auto output_arg = nv_glue::describe(output);
   const auto computed_arg4 = nv_glue::zero();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnaryBackward");
   const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, computed_arg1, &grad_output_arg, &output_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -176,7 +176,7 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   const auto computed_arg4 = nv_glue::default_rand_state();
   const auto out0_arg = nv_glue::describe(out0);
   const auto out1_arg = nv_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("nvopsDropout");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsDropout");
   const nvopsStatus_t status = nvopsDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -217,7 +217,7 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = nv_glue::describe(out0);
   const auto out1_arg = nv_glue::describe(out1);
   const auto out2_arg = nv_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("nvopsLayerNorm");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsLayerNorm");
   const nvopsStatus_t status = nvopsLayerNorm(stream_arg, &input_arg, normalized_shape_arg2, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {

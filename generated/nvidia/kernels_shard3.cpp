@@ -24,7 +24,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = nv_glue::exp_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -121,7 +121,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = nv_glue::tanh_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -218,7 +218,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto computed_arg1 = nv_glue::sigmoid_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -314,7 +314,7 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
   const auto value_arg = nv_glue::scalar(value);
-  torch_fl::ProfilerRange sdk_call("nvopsFill");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsFill", torch_fl::DeviceActivityKind::kMemset);
   const nvopsStatus_t status = nvopsFill(stream_arg, &self_arg, value_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -347,7 +347,7 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg3 = nv_glue::log_softmax_mode();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsSoftmax");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsSoftmax");
   const nvopsStatus_t status = nvopsSoftmax(stream_arg, &self_arg, dim, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -390,7 +390,7 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   const auto output_arg = nv_glue::describe(output);
   const auto computed_arg4 = nv_glue::log_softmax_mode();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsSoftmaxBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsSoftmaxBackward");
   const nvopsStatus_t status = nvopsSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -440,7 +440,7 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = nv_glue::describe(out0);
   const auto out1_arg = nv_glue::describe(out1);
   const auto out2_arg = nv_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("nvopsLayerNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsLayerNormBackward");
   const nvopsStatus_t status = nvopsLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg3, &mean_arg, &rstd_arg, &weight_arg, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -496,7 +496,7 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg4 = nv_glue::zero();
   const auto computed_arg5 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsMatmul");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsMatmul");
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {

@@ -25,7 +25,7 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::scalar(other);
   const auto alpha_arg = nv_glue::scalar(alpha);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsBinaryScalar");
   const nvopsStatus_t status = nvopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -42,7 +42,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::describe(other);
   const auto alpha_arg = nv_glue::scalar(alpha);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsBinary");
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -205,7 +205,7 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto computed_arg4 = nv_glue::no_tensor();
   const auto weight_arg = nv_glue::scalar(weight);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsTernary");
   const nvopsStatus_t status = nvopsTernary(stream_arg, computed_arg1, &self_arg, &end_arg, computed_arg4, weight_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -310,7 +310,7 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg3 = nv_glue::lower();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsTriangle");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsTriangle");
   const nvopsStatus_t status = nvopsTriangle(stream_arg, &self_arg, diagonal, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -397,7 +397,7 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg3 = nv_glue::upper();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsTriangle");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsTriangle");
   const nvopsStatus_t status = nvopsTriangle(stream_arg, &self_arg, diagonal, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -484,7 +484,7 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   const auto grad_output_arg = nv_glue::describe(grad_output);
   const auto indices_arg = nv_glue::describe(indices);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsEmbeddingBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsEmbeddingBackward");
   const nvopsStatus_t status = nvopsEmbeddingBackward(stream_arg, &grad_output_arg, &indices_arg, padding_idx, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -533,7 +533,7 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   const auto weight_arg = nv_glue::describe_optional(weight);
   const auto total_weight_arg = nv_glue::describe(total_weight);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsNllLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsNllLossBackward");
   const nvopsStatus_t status = nvopsNllLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {

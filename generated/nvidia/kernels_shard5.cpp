@@ -22,7 +22,7 @@ static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approxim
   const auto approximate_arg = nv_glue::gelu_op(approximate);
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, approximate_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -111,7 +111,7 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg4 = nv_glue::zero();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnaryBackward");
   const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, computed_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -187,7 +187,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   const auto dim_arg = nv_glue::dims(dim);
   const auto computed_arg3 = nv_glue::sum_mode();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsReduceSum");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsReduceSum");
   const nvopsStatus_t status = nvopsReduceSum(stream_arg, &self_arg, dim_arg, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -258,7 +258,7 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = nv_glue::describe(self);
   const auto dim_arg2 = nv_glue::one_dim(dim);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsReduceAll");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsReduceAll");
   const nvopsStatus_t status = nvopsReduceAll(stream_arg, &self_arg, dim_arg2, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {

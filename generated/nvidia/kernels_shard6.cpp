@@ -18,7 +18,7 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   const auto grad_output_arg = nv_glue::describe(grad_output);
   const auto mask_arg = nv_glue::describe(mask);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsDropoutBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsDropoutBackward");
   const nvopsStatus_t status = nvopsDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -57,7 +57,7 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = nv_glue::describe(self);
   const auto other_arg = nv_glue::describe(other);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsWhere");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsWhere");
   const nvopsStatus_t status = nvopsWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -101,7 +101,7 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   const auto self_arg = nv_glue::describe(self);
   const auto other_arg = nv_glue::describe(other);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsWhere");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsWhere");
   const nvopsStatus_t status = nvopsWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {

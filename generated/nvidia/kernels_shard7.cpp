@@ -24,7 +24,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::scalar(other);
   const auto alpha_arg = nv_glue::scalar(alpha);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsBinaryScalar");
   const nvopsStatus_t status = nvopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -41,7 +41,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::describe(other);
   const auto alpha_arg = nv_glue::scalar(alpha);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsBinary");
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -203,7 +203,7 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   const auto self_arg = nv_glue::describe(self);
   const auto threshold_arg = nv_glue::scalar(threshold);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsUnaryBackward");
   const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, computed_arg1, &grad_output_arg, &self_arg, threshold_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -278,7 +278,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg3 = nv_glue::softmax_mode();
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsSoftmax");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsSoftmax");
   const nvopsStatus_t status = nvopsSoftmax(stream_arg, &self_arg, dim, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
@@ -323,7 +323,7 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   const auto beta_arg = nv_glue::scalar(beta);
   const auto alpha_arg = nv_glue::scalar(alpha);
   const auto out_arg = nv_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("nvopsMatmul");
+  torch_fl::ProfilerRange sdk_call(op, "nvopsMatmul");
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &mat1_arg, &mat2_arg, &self_arg, beta_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {

@@ -40,7 +40,7 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::sqrt_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -137,7 +137,7 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::erf_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -234,7 +234,7 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::erfc_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -331,7 +331,7 @@ static void launch_isnan(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::isnan_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -370,7 +370,7 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   const auto computed_arg1 = ocl_glue::bitwise_not_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -467,7 +467,7 @@ static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor &
   const auto computed_arg1 = ocl_glue::hardsigmoid_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -566,7 +566,7 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, c10::string_view
   const auto self_arg = ocl_glue::describe(self);
   const auto computed_arg4 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, approximate_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -610,7 +610,7 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
   const auto beta_arg = ocl_glue::scalar(beta);
   const auto threshold_arg = ocl_glue::scalar(threshold);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryParams");
   const oclopsStatus_t status = oclopsBinaryParams(stream_arg, computed_arg1, &grad_output_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -658,7 +658,7 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -735,7 +735,7 @@ static void launch_nextafter(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -842,7 +842,7 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -919,7 +919,7 @@ static void launch_copysign_Scalar(const torch_fl::OpContext& op, const at::Tens
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -936,7 +936,7 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1052,7 +1052,7 @@ static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1069,7 +1069,7 @@ static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1267,7 +1267,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1284,7 +1284,7 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1545,7 +1545,7 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto tensor2_arg = ocl_glue::describe(tensor2);
   const auto value_arg = ocl_glue::scalar(value);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsTernary");
   const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1661,7 +1661,7 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto tensor2_arg = ocl_glue::describe(tensor2);
   const auto value_arg = ocl_glue::scalar(value);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsTernary");
   const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1776,7 +1776,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   const auto dim_arg = ocl_glue::dims(dim);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1849,7 +1849,7 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto dim_arg = ocl_glue::dims(dim);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1916,7 +1916,7 @@ static void launch_std_correction(const torch_fl::OpContext& op, const at::Tenso
   const auto dim_arg = ocl_glue::dims(dim);
   const auto correction_arg5 = ocl_glue::correction(correction);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, correction_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1957,7 +1957,7 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto dim_arg3 = ocl_glue::one_dim(dim);
   const auto values_arg = ocl_glue::describe(values);
   const auto indices_arg = ocl_glue::describe(indices);
-  torch_fl::ProfilerRange sdk_call("oclopsReduceIndex");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduceIndex");
   const oclopsStatus_t status = oclopsReduceIndex(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, &values_arg, &indices_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2000,7 +2000,7 @@ static void launch_mean(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg4 = ocl_glue::drop_dims();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2045,7 +2045,7 @@ static void launch_min(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg4 = ocl_glue::drop_dims();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2086,7 +2086,7 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto tensors_arg = ocl_glue::describe_list(tensors);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsCat");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsCat");
   const oclopsStatus_t status = oclopsCat(stream_arg, tensors_arg, dim, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2149,7 +2149,7 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   const auto start_arg = ocl_glue::scalar(start);
   const auto step_arg = ocl_glue::scalar(step);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsArange");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsArange");
   const oclopsStatus_t status = oclopsArange(stream_arg, start_arg, step_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2188,7 +2188,7 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   const auto weight_arg = ocl_glue::describe_optional(weight);
   const auto output_arg = ocl_glue::describe(output);
   const auto total_weight_arg = ocl_glue::describe(total_weight);
-  torch_fl::ProfilerRange sdk_call("oclopsNllLoss");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsNllLoss");
   const oclopsStatus_t status = oclopsNllLoss(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2273,7 +2273,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::relu_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2331,7 +2331,7 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   const auto computed_arg4 = ocl_glue::zero();
   const auto computed_arg5 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsGemm");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsGemm");
   const oclopsStatus_t status = oclopsGemm(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {

@@ -37,7 +37,7 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::frac_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -134,7 +134,7 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   const auto computed_arg1 = ocl_glue::reciprocal_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -231,7 +231,7 @@ static void launch_rad2deg(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto computed_arg1 = ocl_glue::rad2deg_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -270,7 +270,7 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto computed_arg1 = ocl_glue::isneginf_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -340,7 +340,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::silu_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -440,7 +440,7 @@ static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto scale_arg = ocl_glue::scalar(scale);
   const auto input_scale_arg = ocl_glue::scalar(input_scale);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, alpha_arg, scale_arg, input_scale_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -513,7 +513,7 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = ocl_glue::describe(self);
   const auto lambd_arg = ocl_glue::scalar(lambd);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_out_arg, &self_arg, lambd_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -561,7 +561,7 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -638,7 +638,7 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -715,7 +715,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -732,7 +732,7 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -894,7 +894,7 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -911,7 +911,7 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1109,7 +1109,7 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1126,7 +1126,7 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1324,7 +1324,7 @@ static void launch_special_xlog1py(const torch_fl::OpContext& op, const at::Tens
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1401,7 +1401,7 @@ static void launch_div_Tensor_mode(const torch_fl::OpContext& op, ::std::optiona
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, rounding_mode_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1498,7 +1498,7 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto dim_arg = ocl_glue::dims(dim);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1565,7 +1565,7 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto dim_arg3 = ocl_glue::one_dim(dim);
   const auto values_arg = ocl_glue::describe(values);
   const auto indices_arg = ocl_glue::describe(indices);
-  torch_fl::ProfilerRange sdk_call("oclopsReduceIndex");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduceIndex");
   const oclopsStatus_t status = oclopsReduceIndex(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, &values_arg, &indices_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1606,7 +1606,7 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   const auto grad_output_arg = ocl_glue::describe(grad_output);
   const auto output_arg = ocl_glue::describe(output);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsSoftmaxBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsSoftmaxBackward");
   const oclopsStatus_t status = oclopsSoftmaxBackward(stream_arg, computed_arg1, &grad_output_arg, &output_arg, dim, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1653,7 +1653,7 @@ static void launch_max(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg4 = ocl_glue::drop_dims();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1695,7 +1695,7 @@ static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self
   const auto computed_arg1 = ocl_glue::cumsum_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsScan");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsScan");
   const oclopsStatus_t status = oclopsScan(stream_arg, computed_arg1, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1791,7 +1791,7 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   const auto self_arg = ocl_glue::describe(self);
   const auto index_arg = ocl_glue::describe(index);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsIndexSelect");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsIndexSelect");
   const oclopsStatus_t status = oclopsIndexSelect(stream_arg, &self_arg, dim, &index_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1834,7 +1834,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1851,7 +1851,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1967,7 +1967,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1984,7 +1984,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2190,7 +2190,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::neg_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2286,7 +2286,7 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
   const auto computed_arg2 = ocl_glue::zero();
-  torch_fl::ProfilerRange sdk_call("oclopsFill");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsFill", torch_fl::DeviceActivityKind::kMemset);
   const oclopsStatus_t status = oclopsFill(stream_arg, &self_arg, computed_arg2);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2319,7 +2319,7 @@ static void launch_normal_(const torch_fl::OpContext& op, double mean, double st
   const auto computed_arg1 = ocl_glue::normal_kind();
   const auto generator_arg = ocl_glue::rand_state(generator);
   const auto self_arg = ocl_glue::describe(self);
-  torch_fl::ProfilerRange sdk_call("oclopsRandom");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsRandom");
   const oclopsStatus_t status = oclopsRandom(stream_arg, computed_arg1, mean, std, generator_arg, &self_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {

@@ -35,7 +35,7 @@ static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::log2_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -132,7 +132,7 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::sin_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -229,7 +229,7 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::asin_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -326,7 +326,7 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::sinh_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -423,7 +423,7 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::sinc_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -520,7 +520,7 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto computed_arg1 = ocl_glue::signbit_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -590,7 +590,7 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::mish_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -690,7 +690,7 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto max_arg4 = ocl_glue::upper_bound(max);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, min_arg3, max_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -780,7 +780,7 @@ static void launch_logit(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg4 = ocl_glue::zero();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, eps_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -837,7 +837,7 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   const auto output_arg = ocl_glue::describe(output);
   const auto computed_arg4 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &output_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -885,7 +885,7 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto output_arg = ocl_glue::describe(output);
   const auto computed_arg4 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &output_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -933,7 +933,7 @@ static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = ocl_glue::describe(self);
   const auto lambd_arg = ocl_glue::scalar(lambd);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, lambd_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -981,7 +981,7 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1088,7 +1088,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1105,7 +1105,7 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1267,7 +1267,7 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1284,7 +1284,7 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1482,7 +1482,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1499,7 +1499,7 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1687,7 +1687,7 @@ static void launch_gcd(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1795,7 +1795,7 @@ static void launch_clamp_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   const auto max_arg = ocl_glue::describe_optional(max);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsTernary");
   const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &self_arg, &min_arg, &max_arg, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1903,7 +1903,7 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   const auto dim_arg3 = ocl_glue::optional_dim(dim);
   const auto computed_arg5 = ocl_glue::no_tensor();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduceIndex");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduceIndex");
   const oclopsStatus_t status = oclopsReduceIndex(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1972,7 +1972,7 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = ocl_glue::describe(out0);
   const auto out1_arg = ocl_glue::describe(out1);
   const auto out2_arg = ocl_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("oclopsLayerNorm");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsLayerNorm");
   const oclopsStatus_t status = oclopsLayerNorm(stream_arg, &input_arg, normalized_shape_arg2, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2018,7 +2018,7 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   const auto computed_arg4 = ocl_glue::default_rand_state();
   const auto out0_arg = ocl_glue::describe(out0);
   const auto out1_arg = ocl_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("oclopsDropout");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsDropout");
   const oclopsStatus_t status = oclopsDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2062,7 +2062,7 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = ocl_glue::describe(out0);
   const auto out1_arg = ocl_glue::describe(out1);
   const auto out2_arg = ocl_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("oclopsBatchNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBatchNormBackward");
   const oclopsStatus_t status = oclopsBatchNormBackward(stream_arg, &grad_out_arg, &input_arg, &weight_arg, &running_mean_arg, &running_var_arg, &save_mean_arg, &save_invstd_arg, train, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {

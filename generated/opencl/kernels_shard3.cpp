@@ -35,7 +35,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::exp_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -132,7 +132,7 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::exp2_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -229,7 +229,7 @@ static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::expm1_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -326,7 +326,7 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::cosh_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -423,7 +423,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::tanh_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -520,7 +520,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto computed_arg1 = ocl_glue::sigmoid_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -617,7 +617,7 @@ static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor &
   const auto computed_arg1 = ocl_glue::logical_not_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -704,7 +704,7 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto computed_arg1 = ocl_glue::isposinf_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -774,7 +774,7 @@ static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & s
   const auto computed_arg1 = ocl_glue::hardswish_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -832,7 +832,7 @@ static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & se
   const auto threshold_arg = ocl_glue::scalar(threshold);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, beta_arg, threshold_arg, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -904,7 +904,7 @@ static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at:
   const auto self_arg = ocl_glue::describe(self);
   const auto computed_arg4 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -952,7 +952,7 @@ static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -969,7 +969,7 @@ static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1167,7 +1167,7 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1264,7 +1264,7 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   const auto dim_arg = ocl_glue::dims(dim);
   const auto ord_arg = ocl_glue::scalar(ord);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, ord_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1337,7 +1337,7 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   const auto dim_arg3 = ocl_glue::optional_dim(dim);
   const auto computed_arg5 = ocl_glue::no_tensor();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduceIndex");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduceIndex");
   const oclopsStatus_t status = oclopsReduceIndex(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1402,7 +1402,7 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   const auto computed_arg1 = ocl_glue::log_softmax_mode();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsSoftmax");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsSoftmax");
   const oclopsStatus_t status = oclopsSoftmax(stream_arg, computed_arg1, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1474,7 +1474,7 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   const auto grad_output_arg = ocl_glue::describe(grad_output);
   const auto output_arg = ocl_glue::describe(output);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsSoftmaxBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsSoftmaxBackward");
   const oclopsStatus_t status = oclopsSoftmaxBackward(stream_arg, computed_arg1, &grad_output_arg, &output_arg, dim, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1518,7 +1518,7 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto computed_arg1 = ocl_glue::cumprod_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsScan");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsScan");
   const oclopsStatus_t status = oclopsScan(stream_arg, computed_arg1, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1620,7 +1620,7 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = ocl_glue::describe(out0);
   const auto out1_arg = ocl_glue::describe(out1);
   const auto out2_arg = ocl_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("oclopsLayerNormBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsLayerNormBackward");
   const oclopsStatus_t status = oclopsLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg3, &mean_arg, &rstd_arg, &weight_arg, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1672,7 +1672,7 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
   const auto value_arg = ocl_glue::scalar(value);
-  torch_fl::ProfilerRange sdk_call("oclopsFill");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsFill", torch_fl::DeviceActivityKind::kMemset);
   const oclopsStatus_t status = oclopsFill(stream_arg, &self_arg, value_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1708,7 +1708,7 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg4 = ocl_glue::zero();
   const auto computed_arg5 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBatchedGemm");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBatchedGemm");
   const oclopsStatus_t status = oclopsBatchedGemm(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1792,7 +1792,7 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   const auto dilation_arg = ocl_glue::dims(dilation);
   const auto out0_arg = ocl_glue::describe(out0);
   const auto out1_arg = ocl_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("oclopsMaxPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsMaxPool2d");
   const oclopsStatus_t status = oclopsMaxPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, &out0_arg, &out1_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {

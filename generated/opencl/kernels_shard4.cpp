@@ -29,7 +29,7 @@ static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::round_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -126,7 +126,7 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::sign_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -226,7 +226,7 @@ static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & 
   const auto computed_arg4 = ocl_glue::zero();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, lambd_arg, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -298,7 +298,7 @@ static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::T
   const auto self_arg = ocl_glue::describe(self);
   const auto computed_arg4 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -338,7 +338,7 @@ static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Te
   const auto min_val_arg = ocl_glue::scalar(min_val);
   const auto max_val_arg = ocl_glue::scalar(max_val);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryParams");
   const oclopsStatus_t status = oclopsBinaryParams(stream_arg, computed_arg1, &grad_output_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -377,7 +377,7 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -474,7 +474,7 @@ static void launch_masked_fill_Scalar(const torch_fl::OpContext& op, const at::T
   const auto mask_arg = ocl_glue::describe(mask);
   const auto value_arg = ocl_glue::scalar(value);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &mask_arg, value_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -517,7 +517,7 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto end_arg = ocl_glue::describe(end);
   const auto weight_arg = ocl_glue::scalar(weight);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &end_arg, weight_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -625,7 +625,7 @@ static void launch_lerp_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   const auto weight_arg = ocl_glue::describe(weight);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsTernary");
   const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &self_arg, &end_arg, &weight_arg, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -750,7 +750,7 @@ static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg4 = ocl_glue::drop_dims();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -817,7 +817,7 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto dim_arg3 = ocl_glue::one_dim(dim);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -884,7 +884,7 @@ static void launch_any_dims(const torch_fl::OpContext& op, const at::Tensor & se
   const auto dim_arg = ocl_glue::dims(dim);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -949,7 +949,7 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   const auto grad_output_arg = ocl_glue::describe(grad_output);
   const auto indices_arg = ocl_glue::describe(indices);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsEmbeddingBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsEmbeddingBackward");
   const oclopsStatus_t status = oclopsEmbeddingBackward(stream_arg, &grad_output_arg, &indices_arg, padding_idx, scale_grad_by_freq, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -992,7 +992,7 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = ocl_glue::describe(self);
   const auto computed_arg3 = ocl_glue::lower();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsTriangle");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsTriangle");
   const oclopsStatus_t status = oclopsTriangle(stream_arg, &self_arg, diagonal, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1079,7 +1079,7 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = ocl_glue::describe(self);
   const auto computed_arg3 = ocl_glue::upper();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsTriangle");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsTriangle");
   const oclopsStatus_t status = oclopsTriangle(stream_arg, &self_arg, diagonal, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1169,7 +1169,7 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   const auto weight_arg = ocl_glue::describe_optional(weight);
   const auto total_weight_arg = ocl_glue::describe(total_weight);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsNllLossBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsNllLossBackward");
   const oclopsStatus_t status = oclopsNllLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1219,7 +1219,7 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::scalar(other);
   const auto alpha_arg = ocl_glue::scalar(alpha);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1236,7 +1236,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::describe(other);
   const auto alpha_arg = ocl_glue::scalar(alpha);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1401,7 +1401,7 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   const auto dilation_arg = ocl_glue::dims(dilation);
   const auto indices_arg = ocl_glue::describe(indices);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsMaxPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsMaxPool2dBackward");
   const oclopsStatus_t status = oclopsMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, &indices_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1480,7 +1480,7 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   const auto padding_arg = ocl_glue::dims(padding);
   const auto divisor_override_arg7 = ocl_glue::divisor(divisor_override);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsAvgPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsAvgPool2dBackward");
   const oclopsStatus_t status = oclopsAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, count_include_pad, divisor_override_arg7, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {

@@ -33,7 +33,7 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::log_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -130,7 +130,7 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::cos_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -227,7 +227,7 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::acos_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -324,7 +324,7 @@ static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::trunc_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -421,7 +421,7 @@ static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approxim
   const auto approximate_arg1 = ocl_glue::gelu_op(approximate);
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, approximate_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -510,7 +510,7 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto self_arg = ocl_glue::describe(self);
   const auto computed_arg4 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -558,7 +558,7 @@ static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Te
   const auto exponent_arg = ocl_glue::describe(exponent);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &exponent_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -665,7 +665,7 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   const auto exponent_arg = ocl_glue::scalar(exponent);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, exponent_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -764,7 +764,7 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -871,7 +871,7 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -948,7 +948,7 @@ static void launch_xlogy_Scalar_Other(const torch_fl::OpContext& op, const at::T
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -965,7 +965,7 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1153,7 +1153,7 @@ static void launch_heaviside(const torch_fl::OpContext& op, const at::Tensor & s
   const auto values_arg = ocl_glue::describe(values);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &values_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1260,7 +1260,7 @@ static void launch_rsub_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto other_arg = ocl_glue::scalar(other);
   const auto alpha_arg = ocl_glue::scalar(alpha);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1277,7 +1277,7 @@ static void launch_rsub_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   const auto other_arg = ocl_glue::describe(other);
   const auto alpha_arg = ocl_glue::scalar(alpha);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1347,7 +1347,7 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   const auto dim_arg = ocl_glue::dims(dim);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1389,7 +1389,7 @@ static void launch_sum(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg4 = ocl_glue::drop_dims();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1434,7 +1434,7 @@ static void launch_all(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg4 = ocl_glue::drop_dims();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1501,7 +1501,7 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto dim_arg3 = ocl_glue::one_dim(dim);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1568,7 +1568,7 @@ static void launch_all_dims(const torch_fl::OpContext& op, const at::Tensor & se
   const auto dim_arg = ocl_glue::dims(dim);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1633,7 +1633,7 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   const auto self_arg = ocl_glue::describe(self);
   const auto index_arg = ocl_glue::describe(index);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsGather");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsGather");
   const oclopsStatus_t status = oclopsGather(stream_arg, &self_arg, dim, &index_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1703,7 +1703,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   const auto self_arg = ocl_glue::describe(self);
   const auto dim_arg = ocl_glue::dims(dim);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduceSum");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduceSum");
   const oclopsStatus_t status = oclopsReduceSum(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1777,7 +1777,7 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & bat
   const auto beta_arg = ocl_glue::scalar(beta);
   const auto alpha_arg = ocl_glue::scalar(alpha);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBatchedGemm");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBatchedGemm");
   const oclopsStatus_t status = oclopsBatchedGemm(stream_arg, &batch1_arg, &batch2_arg, &self_arg, beta_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1824,7 +1824,7 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsAdaptiveAvgPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsAdaptiveAvgPool2d");
   const oclopsStatus_t status = oclopsAdaptiveAvgPool2d(stream_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1863,7 +1863,7 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   const auto grad_output_arg = ocl_glue::describe(grad_output);
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsAdaptiveAvgPool2dBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsAdaptiveAvgPool2dBackward");
   const oclopsStatus_t status = oclopsAdaptiveAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {

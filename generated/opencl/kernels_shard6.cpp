@@ -29,7 +29,7 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::rsqrt_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -126,7 +126,7 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::asinh_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -223,7 +223,7 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   const auto computed_arg1 = ocl_glue::lgamma_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -320,7 +320,7 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::abs_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -407,7 +407,7 @@ static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::sign_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -504,7 +504,7 @@ static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::floor_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -604,7 +604,7 @@ static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & se
   const auto max_val_arg = ocl_glue::scalar(max_val);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, min_val_arg, max_val_arg, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -662,7 +662,7 @@ static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & 
   const auto computed_arg4 = ocl_glue::zero();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, negative_slope_arg, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -736,7 +736,7 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
   const auto value_arg = ocl_glue::scalar(value);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, threshold_arg, value_arg, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -810,7 +810,7 @@ static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & 
   const auto computed_arg4 = ocl_glue::zero();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, lambd_arg, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -883,7 +883,7 @@ static void launch_clamp_max(const torch_fl::OpContext& op, const at::Tensor & s
   const auto max_arg = ocl_glue::scalar(max);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, computed_arg3, max_arg, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -980,7 +980,7 @@ static void launch_special_entr(const torch_fl::OpContext& op, const at::Tensor 
   const auto computed_arg1 = ocl_glue::entr_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1052,7 +1052,7 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1129,7 +1129,7 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1225,7 +1225,7 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   const auto self_arg = ocl_glue::describe(self);
   const auto mask_arg = ocl_glue::describe(mask);
   const auto value_arg = ocl_glue::scalar(value);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &mask_arg, value_arg, &self_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1264,7 +1264,7 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsTernary");
   const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &condition_arg, &self_arg, &other_arg, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1310,7 +1310,7 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsTernary");
   const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &condition_arg, &self_arg, &other_arg, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1360,7 +1360,7 @@ static void launch_clamp_max_Tensor(const torch_fl::OpContext& op, const at::Ten
   const auto max_arg = ocl_glue::describe(max);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &max_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1476,7 +1476,7 @@ static void launch_var_correction(const torch_fl::OpContext& op, const at::Tenso
   const auto dim_arg = ocl_glue::dims(dim);
   const auto correction_arg5 = ocl_glue::correction(correction);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, correction_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1515,7 +1515,7 @@ static void launch_uniform_(const torch_fl::OpContext& op, double from, double t
   const auto computed_arg1 = ocl_glue::uniform_kind();
   const auto generator_arg = ocl_glue::rand_state(generator);
   const auto self_arg = ocl_glue::describe(self);
-  torch_fl::ProfilerRange sdk_call("oclopsRandom");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsRandom");
   const oclopsStatus_t status = oclopsRandom(stream_arg, computed_arg1, from, to, generator_arg, &self_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1549,7 +1549,7 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   const auto grad_output_arg = ocl_glue::describe(grad_output);
   const auto mask_arg = ocl_glue::describe(mask);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsDropoutBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsDropoutBackward");
   const oclopsStatus_t status = oclopsDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1591,7 +1591,7 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   const auto padding_arg = ocl_glue::dims(padding);
   const auto dilation_arg = ocl_glue::dims(dilation);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsConvolution");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsConvolution");
   const oclopsStatus_t status = oclopsConvolution(stream_arg, &input_arg, &weight_arg, &bias_arg, stride_arg, padding_arg, dilation_arg, groups, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1643,7 +1643,7 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   const auto grad_input_arg = ocl_glue::describe(grad_input);
   const auto grad_weight_arg = ocl_glue::describe(grad_weight);
   const auto grad_bias_arg = ocl_glue::describe(grad_bias);
-  torch_fl::ProfilerRange sdk_call("oclopsConvolutionBackward");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsConvolutionBackward");
   const oclopsStatus_t status = oclopsConvolutionBackward(stream_arg, &grad_output_arg, &input_arg, &weight_arg, stride_arg, padding_arg, dilation_arg, groups, &grad_input_arg, &grad_weight_arg, &grad_bias_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {

@@ -37,7 +37,7 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::log10_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -134,7 +134,7 @@ static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::log1p_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -231,7 +231,7 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = ocl_glue::tan_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -328,7 +328,7 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::atan_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -425,7 +425,7 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::acosh_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -522,7 +522,7 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto computed_arg1 = ocl_glue::atanh_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -619,7 +619,7 @@ static void launch_deg2rad(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto computed_arg1 = ocl_glue::deg2rad_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -658,7 +658,7 @@ static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = ocl_glue::ceil_op();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnary");
   const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -758,7 +758,7 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   const auto computed_arg4 = ocl_glue::unbounded_above();
   const auto computed_arg5 = ocl_glue::zero();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsUnaryParams");
   const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, min_arg, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -857,7 +857,7 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   const auto self_arg = ocl_glue::describe(self);
   const auto threshold_arg = ocl_glue::scalar(threshold);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, threshold_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -905,7 +905,7 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = ocl_glue::describe(self);
   const auto negative_slope_arg = ocl_glue::scalar(negative_slope);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, negative_slope_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -948,7 +948,7 @@ static void launch_logit_backward(const torch_fl::OpContext& op, const at::Tenso
   const auto self_arg = ocl_glue::describe(self);
   const auto eps_arg4 = ocl_glue::logit_eps(eps);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, eps_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -991,7 +991,7 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1008,7 +1008,7 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1206,7 +1206,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
   const auto other_arg = ocl_glue::scalar(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1223,7 +1223,7 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1411,7 +1411,7 @@ static void launch_lcm(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto other_arg = ocl_glue::describe(other);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1518,7 +1518,7 @@ static void launch_clamp_min_Tensor(const torch_fl::OpContext& op, const at::Ten
   const auto min_arg = ocl_glue::describe(min);
   const auto computed_arg4 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &min_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1634,7 +1634,7 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   const auto dim_arg3 = ocl_glue::one_dim(dim);
   const auto computed_arg5 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1705,7 +1705,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   const auto computed_arg1 = ocl_glue::softmax_mode();
   const auto self_arg = ocl_glue::describe(self);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsSoftmax");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsSoftmax");
   const oclopsStatus_t status = oclopsSoftmax(stream_arg, computed_arg1, &self_arg, dim, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1779,7 +1779,7 @@ static void launch_prod(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg4 = ocl_glue::drop_dims();
   const auto computed_arg5 = ocl_glue::one();
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsReduce");
   const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1823,7 +1823,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::scalar(other);
   const auto alpha_arg = ocl_glue::scalar(alpha);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinaryScalar");
   const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -1840,7 +1840,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = ocl_glue::describe(other);
   const auto alpha_arg = ocl_glue::scalar(alpha);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBinary");
   const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2003,7 +2003,7 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   const auto beta_arg = ocl_glue::scalar(beta);
   const auto alpha_arg = ocl_glue::scalar(alpha);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsGemm");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsGemm");
   const oclopsStatus_t status = oclopsGemm(stream_arg, &mat1_arg, &mat2_arg, &self_arg, beta_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2054,7 +2054,7 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   const auto padding_arg = ocl_glue::dims(padding);
   const auto divisor_override_arg6 = ocl_glue::divisor(divisor_override);
   const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsAvgPool2d");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsAvgPool2d");
   const oclopsStatus_t status = oclopsAvgPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, count_include_pad, divisor_override_arg6, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
@@ -2124,7 +2124,7 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = ocl_glue::describe(out0);
   const auto out1_arg = ocl_glue::describe(out1);
   const auto out2_arg = ocl_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("oclopsBatchNorm");
+  torch_fl::ProfilerRange sdk_call(op, "oclopsBatchNorm");
   const oclopsStatus_t status = oclopsBatchNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, &running_mean_arg, &running_var_arg, training, momentum, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {

@@ -48,6 +48,7 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_block
   const ProfilerRange range("torch_fl::copy host to device");
   const DeviceGuard guard(dst.device());
   tflStream stream = current_driver_stream(dst.device().index());
+  range.trace_on_device({DeviceActivityKind::kMemcpy, dst.device().index(), stream, nullptr, static_cast<int64_t>(dst.nbytes())});
   const at::Tensor host =
       src.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
   // The asynchronous copy stages host bytes before returning, so `host` may die
@@ -75,6 +76,7 @@ void device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_block
   const ProfilerRange range("torch_fl::copy device to host");
   const DeviceGuard guard(src.device());
   tflStream stream = current_driver_stream(src.device().index());
+  range.trace_on_device({DeviceActivityKind::kMemcpy, src.device().index(), stream, nullptr, static_cast<int64_t>(dst.nbytes())});
   const at::Tensor device_side = contiguous_on_device(src, dst.scalar_type(), dst.sizes(), stream);
   // CUDA's rule: only a pinned destination is written asynchronously. Into
   // pageable memory the copy completes before returning, even with
@@ -100,7 +102,9 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
   const ProfilerRange range("torch_fl::copy device to device");
   if (src.device() == dst.device()) {
     const DeviceGuard guard(dst.device());
-    copy_on_device(dst, src, current_driver_stream(dst.device().index()));
+    tflStream stream = current_driver_stream(dst.device().index());
+    range.trace_on_device({DeviceActivityKind::kMemcpy, dst.device().index(), stream, nullptr, static_cast<int64_t>(dst.nbytes())});
+    copy_on_device(dst, src, stream);
     return;
   }
   // Across devices: stage src contiguously on its own device, wait for its
@@ -114,6 +118,7 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
   }
   const DeviceGuard guard(dst.device());
   tflStream dst_stream = current_driver_stream(dst.device().index());
+  range.trace_on_device({DeviceActivityKind::kMemcpy, dst.device().index(), dst_stream, nullptr, static_cast<int64_t>(dst.nbytes())});
   if (dst.is_contiguous()) {
     TORCH_FL_DRIVER_CHECK(driver().memcpy_d2d_async(dst.data_ptr(), staged.data_ptr(), dst.nbytes(), dst_stream));
   } else {

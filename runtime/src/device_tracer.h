@@ -1,0 +1,78 @@
+// The device side of torch.profiler: while a Kineto session of ours is started
+// (kineto_profiler.cpp), each SDK call, copy and fill a ProfilerRange brackets is
+// recorded as TracedWork: the host time of the call, a driver event recorded on the
+// work's stream before and after it, and the correlation id of the innermost aten
+// op, which links it to that op. The session turns the events into device times
+// when the trace is processed, so tracing never waits on the device.
+//
+// Device time comes from the driver's event_elapsed_ms against an anchor event per
+// device: recorded on an idle stream of its own and waited for at the first traced
+// work of a session, when the host clock is read. So every driver's events place
+// its work on the host's timeline, with no timestamp call in the driver ABI; the
+// mapped times are late by at most the anchor's wake-up latency.
+#pragma once
+
+#include <torch_fl/device_activity.h>
+#include <torch_fl/driver_abi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace torch_fl {
+
+struct TracedWork {
+  const char* name = nullptr;  // the SDK function, or the copy's range name
+  DeviceActivity activity;
+  int64_t host_start_ns = 0;  // c10::getTime(), the clock of torch's CPU ops
+  int64_t host_end_ns = 0;
+  int32_t thread = 0;              // libkineto::systemThreadId() of the launching thread
+  int64_t correlation = 0;         // the innermost aten op's correlation id (0: none)
+  tflEvent start = nullptr;        // recorded on activity.stream before the work
+  tflEvent end = nullptr;          // and after it
+};
+
+// A device's anchor: an event of known host time (see above).
+struct DeviceAnchor {
+  tflEvent event = nullptr;
+  tflStream stream = nullptr;
+  int64_t host_ns = 0;
+};
+
+class DeviceTracer {
+ public:
+  static DeviceTracer& instance();
+
+  bool active() const { return active_.load(std::memory_order_relaxed); }
+
+  // The launching side (ProfilerRange): null when tracing stopped in between.
+  TracedWork* begin(const char* name, const DeviceActivity& activity);
+  void finish(TracedWork* work);
+
+  // Kineto's correlation ids, pushed on the thread that runs the op.
+  static void push_correlation(uint64_t id);
+  static void pop_correlation();
+
+  // The session's side.
+  void start();
+  void stop();
+  // Waits for every recorded event; hands over the finished work, in launch order.
+  std::vector<std::unique_ptr<TracedWork>> collect();
+  // A completed event's host time: the device's anchor time plus the elapsed time since it.
+  int64_t host_time_of(c10::DeviceIndex device, tflEvent event);
+  // Returns the events of collected work to the pool and drops the anchors.
+  void recycle(std::vector<std::unique_ptr<TracedWork>>& done);
+
+ private:
+  DeviceTracer() = default;
+  tflEvent take_event(c10::DeviceIndex device);
+  void anchor(c10::DeviceIndex device);
+
+  std::atomic<bool> active_{false};
+  struct State;
+  std::unique_ptr<State> state_;
+  State& state();
+};
+
+}  // namespace torch_fl
