@@ -57,6 +57,7 @@ class DeviceTracer {
   // The session's side.
   void start();
   void stop();
+  void resume() { active_.store(true, std::memory_order_relaxed); }  // after a stop, keeping what was traced
   // Waits for every recorded event; hands over the finished work, in launch order.
   std::vector<std::unique_ptr<TracedWork>> collect();
   // A completed event's host time: the device's anchor time plus the elapsed time since it.

@@ -21,6 +21,7 @@
 #include <output_base.h>
 
 #include <c10/util/Exception.h>
+#include <torch/headeronly/version.h>
 
 #include "device_tracer.h"
 #include "driver.h"
@@ -70,6 +71,12 @@ class DeviceProfilerSession final : public libkineto::IActivityProfilerSession {
   void stop() override {
     if (records_) DeviceTracer::instance().stop();
   }
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 14)
+  // prof.toggle_collection_dynamic(enable, [PrivateUse1]): Kineto 2.14 pauses sessions in place.
+  void toggleCollectionDynamic(bool enable) override {
+    if (records_) enable ? DeviceTracer::instance().resume() : DeviceTracer::instance().stop();
+  }
+#endif
 
   // Kineto calls these on the thread that runs each aten op.
   void pushCorrelationId(uint64_t id) override {
