@@ -4,8 +4,9 @@ device_tracer.h).
 With `torch.profiler.profile(activities=[CPU, PrivateUse1])` every SDK call, copy and
 fill is a slice on the launching thread (privateuse1_runtime) and a kernel, memcpy or
 memset slice on the device's stream row, joined by an "ac2g" flow, as CUDA's launch
-and kernel are. Each profile runs in a fresh process and is read back from the Chrome
-trace it exports: the JSON that TensorBoard's profiler plugin and Perfetto read."""
+and kernel are. One fresh process takes several profiles in turn, as a user's script may
+(each must start clean), and each is read back from the Chrome trace it exports: the
+JSON that TensorBoard's profiler plugin and Perfetto read."""
 from __future__ import annotations
 
 import json
@@ -30,49 +31,131 @@ pytestmark = pytest.mark.skipif(not os.path.exists(REGISTRY_HEADER),
                                 reason=f"torch {torch.__version__} ships no PrivateUse1 profiler registry: "
                                        "the device is in the legacy profiler only")
 
-PRELUDE = r"""
-import json, sys, threading, torch, torch_fl
+# The profiles, one after another in one process; each writes <trace dir>/<name>.json
+# and adds its facts to RESULT.
+PROFILES = r"""
+import json, os, sys, threading, torch, torch_fl
 from torch.profiler import profile, ProfilerActivity, schedule
+from torch_fl import monitor
 device = torch_fl.device()
 module = getattr(torch, device.type)
 BOTH = [ProfilerActivity.CPU, ProfilerActivity.PrivateUse1]
+out, result = sys.argv[1], {}
 torch.manual_seed(0)
-"""
 
-TRAINING_STEP = PRELUDE + r"""
+def export(prof, name):
+    prof.export_chrome_trace(os.path.join(out, name + ".json"))
+
+# training_step: conv + linear, forward, backward, SGD
 model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(),
                             torch.nn.Linear(8 * 16 * 16, 10)).to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 x, target = torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))
-
 def step():
     optimizer.zero_grad()
     loss = torch.nn.functional.cross_entropy(model(x.to(device)), target.to(device))
     loss.backward()
     optimizer.step()
     return loss.item()
-
 step()  # warm: first-use costs stay out of the profile
 with profile(activities=BOTH) as prof:
     step()
-prof.export_chrome_trace(sys.argv[1])
-averages = {e.key: e.device_time_total for e in prof.key_averages()}
-print("RESULT " + json.dumps(dict(device_time=averages)))
+export(prof, "training_step")
+result["device_time"] = {e.key: e.device_time_total for e in prof.key_averages()}
+
+# busy_time: 20 matmuls and 20 divisions on one stream
+a = torch.randn(256, 256, device=device)
+b = torch.randn(256, 256, device=device)
+# Warm: a first call may compile its kernel (OpenCL) inside the SDK call, while the
+# stream idles; a device slice spans the call from its start event, so it would count.
+(a @ b) / 16
+module.synchronize()
+with profile(activities=BOTH) as prof:
+    before = monitor.read_device(0).busy_ns
+    for _ in range(20):
+        a = (a @ b) / 16
+    module.synchronize()
+    after = monitor.read_device(0).busy_ns
+export(prof, "busy_time")
+result["busy_ns"] = None if before is None else after - before
+
+# cpu_only: a CPU-only profile right after a device one
+x = torch.ones(64, device=device)
+with profile(activities=BOTH):
+    (x + 1).sum().item()
+with profile(activities=[ProfilerActivity.CPU]) as prof:
+    (x + 1).sum().item()
+export(prof, "cpu_only")
+
+# schedule: wait 1, warm up 1, trace 2
+with profile(activities=BOTH, schedule=schedule(wait=1, warmup=1, active=2),
+             on_trace_ready=lambda p: export(p, "schedule")) as prof:
+    for _ in range(4):
+        x = torch.sin(x)
+        prof.step()
+
+# threads: two threads, each on a stream of its own. Like CUDA's, the ranges need
+# torch's RecordFunction callbacks, which a profile installs in its own thread
+# unless told to in all.
+x = torch.ones(1024, device=device)
+module.synchronize()
+def work():
+    with module.stream(module.Stream()):
+        for _ in range(5):
+            torch.sin(x)
+        module.current_stream().synchronize()
+all_threads = torch._C._profiler._ExperimentalConfig(profile_all_threads=True)
+with profile(activities=BOTH, experimental_config=all_threads) as prof:
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+export(prof, "threads")
+
+# copies: in, out, and a memset
+with profile(activities=BOTH) as prof:
+    on_device = torch.arange(1000, dtype=torch.float32).to(device)
+    back = on_device.cpu()
+    zeros = torch.zeros(100, device=device)
+    module.synchronize()
+export(prof, "copies")
+
+# toggle: device collection off for the middle op (Kineto 2.14's toggleCollectionDynamic)
+if torch.__version__ >= "2.14":
+    x = torch.ones(64, device=device)
+    with profile(activities=BOTH) as prof:
+        torch.sin(x)
+        prof.toggle_collection_dynamic(False, [ProfilerActivity.PrivateUse1])
+        torch.cos(x)
+        prof.toggle_collection_dynamic(True, [ProfilerActivity.PrivateUse1])
+        torch.tan(x)
+        module.synchronize()
+    export(prof, "toggle")
+print("RESULT " + json.dumps(result))
 """
 
 
-def run_profile(script: str, tmp_path) -> tuple[dict, dict]:
-    trace_path = tmp_path / "trace.json"
-    run = subprocess.run([sys.executable, "-c", script, str(trace_path)], capture_output=True, text=True,
-                         timeout=300)
+@pytest.fixture(scope="module")
+def profiles(tmp_path_factory):
+    """name -> the exported trace, and the facts the script measured."""
+    if torch_fl.device_count() == 0:
+        pytest.skip(f"no {torch_fl.vendor()} device")
+    out = tmp_path_factory.mktemp("traces")
+    run = subprocess.run([sys.executable, "-c", PROFILES, str(out)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     line = next(l for l in run.stdout.splitlines() if l.startswith("RESULT "))
-    with open(trace_path) as f:
-        return json.load(f), json.loads(line[len("RESULT "):])
+    traces = {}
+    for path in out.glob("*.json"):
+        with open(path) as f:
+            traces[path.stem] = json.load(f)
+    return traces, json.loads(line[len("RESULT "):])
 
 
 def device_rows(trace: dict) -> list[dict]:
     return [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") in DEVICE_CATEGORIES]
+
+
+def kernel_rows(trace: dict) -> list[dict]:
+    return [e for e in device_rows(trace) if e["cat"] == "kernel"]
 
 
 def launch_rows(trace: dict) -> list[dict]:
@@ -88,8 +171,9 @@ def names_of(trace: dict, kind: str) -> dict[tuple, str]:
     return out
 
 
-def test_a_training_step_has_device_rows_each_with_a_flow_from_its_launch(device, tmp_path):
-    trace, result = run_profile(TRAINING_STEP, tmp_path)
+def test_a_training_step_has_device_rows_each_with_a_flow_from_its_launch(profiles):
+    traces, result = profiles
+    trace = traces["training_step"]
     vendor = torch_fl.vendor()
     kernels, launches = device_rows(trace), launch_rows(trace)
     counts = Counter(e["cat"] for e in kernels)
@@ -128,97 +212,38 @@ def test_a_training_step_has_device_rows_each_with_a_flow_from_its_launch(device
     assert result["device_time"]["aten::convolution"] > 0, result["device_time"]
 
 
-def test_a_cpu_only_profile_after_a_device_one_has_no_device_rows(device, tmp_path):
-    trace, _ = run_profile(PRELUDE + r"""
-x = torch.ones(64, device=device)
-with profile(activities=BOTH):
-    (x + 1).sum().item()
-with profile(activities=[ProfilerActivity.CPU]) as prof:
-    (x + 1).sum().item()
-prof.export_chrome_trace(sys.argv[1])
-print("RESULT {}")
-""", tmp_path)
+def test_a_cpu_only_profile_after_a_device_one_has_no_device_rows(profiles):
+    trace = profiles[0]["cpu_only"]
     assert device_rows(trace) == [] and launch_rows(trace) == []
     assert any(e.get("name") == "aten::add" for e in trace["traceEvents"])
 
 
-def test_device_durations_add_up_to_the_devices_busy_time(device, tmp_path):
-    trace, result = run_profile(PRELUDE + r"""
-from torch_fl import monitor
-a = torch.randn(256, 256, device=device)
-b = torch.randn(256, 256, device=device)
-# Warm: a first call may compile its kernel (OpenCL) inside the SDK call, while the
-# stream idles; a device slice spans the call from its start event, so it would count.
-(a @ b) / 16
-module.synchronize()
-with profile(activities=BOTH) as prof:
-    before = monitor.read_device(device.index or 0).busy_ns
-    for _ in range(20):
-        a = (a @ b) / 16
-    module.synchronize()
-    after = monitor.read_device(device.index or 0).busy_ns
-prof.export_chrome_trace(sys.argv[1])
-print("RESULT " + json.dumps(dict(busy_ns=None if before is None else after - before)))
-""", tmp_path)
+def test_device_durations_add_up_to_the_devices_busy_time(profiles):
+    traces, result = profiles
     if result["busy_ns"] is None:
         pytest.skip(f"{torch_fl.vendor()}'s driver reports no busy time")
-    kernels = [row for row in device_rows(trace) if row["cat"] == "kernel"]
+    kernels = kernel_rows(traces["busy_time"])
     assert len(kernels) == 40  # 20 matmuls and 20 divisions
     traced_ns = sum(row["dur"] for row in kernels) * 1000
     print(f"traced {traced_ns / 1e6:.3f} ms of {result['busy_ns'] / 1e6:.3f} ms busy")
     assert abs(traced_ns - result["busy_ns"]) <= 0.1 * result["busy_ns"], (traced_ns, result["busy_ns"])
 
 
-def test_a_schedule_traces_only_its_active_steps(device, tmp_path):
-    trace, _ = run_profile(PRELUDE + r"""
-x = torch.ones(64, device=device)
-with profile(activities=BOTH, schedule=schedule(wait=1, warmup=1, active=2),
-             on_trace_ready=lambda p: p.export_chrome_trace(sys.argv[1])) as prof:
-    for step in range(4):
-        x = torch.sin(x)
-        prof.step()
-print("RESULT {}")
-""", tmp_path)
-    assert len([row for row in device_rows(trace) if row["cat"] == "kernel"]) == 2
+def test_a_schedule_traces_only_its_active_steps(profiles):
+    assert len(kernel_rows(profiles[0]["schedule"])) == 2
 
 
-def test_two_threads_on_two_streams_give_rows_on_both(device, tmp_path):
-    trace, _ = run_profile(PRELUDE + r"""
-x = torch.ones(1024, device=device)
-module.synchronize()
-def work():
-    with module.stream(module.Stream()):
-        for _ in range(5):
-            torch.sin(x)
-        module.current_stream().synchronize()
-# Like CUDA's, the ranges need torch's RecordFunction callbacks, which a profile
-# installs in its own thread unless told to in all.
-all_threads = torch._C._profiler._ExperimentalConfig(profile_all_threads=True)
-with profile(activities=BOTH, experimental_config=all_threads) as prof:
-    threads = [threading.Thread(target=work) for _ in range(2)]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
-prof.export_chrome_trace(sys.argv[1])
-print("RESULT {}")
-""", tmp_path)
-    kernels = [row for row in device_rows(trace) if row["cat"] == "kernel"]
+def test_two_threads_on_two_streams_give_rows_on_both(profiles):
+    trace = profiles[0]["threads"]
+    kernels = kernel_rows(trace)
     assert len(kernels) == 10
     assert len({row["tid"] for row in kernels}) == 2, kernels
     launching_threads = {row["tid"] for row in launch_rows(trace)}
     assert len(launching_threads) == 2, launching_threads
 
 
-def test_copies_carry_their_size_and_zeros_are_a_memset(device, tmp_path):
-    trace, _ = run_profile(PRELUDE + r"""
-with profile(activities=BOTH) as prof:
-    on_device = torch.arange(1000, dtype=torch.float32).to(device)
-    back = on_device.cpu()
-    zeros = torch.zeros(100, device=device)
-    module.synchronize()
-prof.export_chrome_trace(sys.argv[1])
-print("RESULT {}")
-""", tmp_path)
-    rows = device_rows(trace)
+def test_copies_carry_their_size_and_zeros_are_a_memset(profiles):
+    rows = device_rows(profiles[0]["copies"])
     copies = sorted((row["name"], row["args"]["bytes"]) for row in rows if row["cat"] == "gpu_memcpy")
     assert copies == [("torch_fl::copy device to host", 4000), ("torch_fl::copy host to device", 4000)], copies
     assert len([row for row in rows if row["cat"] == "gpu_memset"]) == 1, rows
@@ -226,18 +251,6 @@ print("RESULT {}")
 
 @pytest.mark.skipif(torch.__version__ < "2.14",
                     reason="Kineto before torch 2.14 gives a plugin's session no toggleCollectionDynamic")
-def test_toggling_device_collection_off_leaves_that_work_out(device, tmp_path):
-    trace, _ = run_profile(PRELUDE + r"""
-x = torch.ones(64, device=device)
-with profile(activities=BOTH) as prof:
-    torch.sin(x)
-    prof.toggle_collection_dynamic(False, [ProfilerActivity.PrivateUse1])
-    torch.cos(x)
-    prof.toggle_collection_dynamic(True, [ProfilerActivity.PrivateUse1])
-    torch.tan(x)
-    module.synchronize()
-prof.export_chrome_trace(sys.argv[1])
-print("RESULT {}")
-""", tmp_path)
-    names = [row["name"] for row in device_rows(trace) if row["cat"] == "kernel"]
+def test_toggling_device_collection_off_leaves_that_work_out(profiles):
+    names = [row["name"] for row in kernel_rows(profiles[0]["toggle"])]
     assert len(names) == 2 and not any("cos" in name.lower() for name in names), names
