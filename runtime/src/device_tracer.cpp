@@ -99,12 +99,20 @@ TracedWork* DeviceTracer::begin(const char* name, const DeviceActivity& activity
   return work.release();
 }
 
-void DeviceTracer::finish(TracedWork* work) {
+void DeviceTracer::finish(TracedWork* work) noexcept {
   std::unique_ptr<TracedWork> owned(work);
-  TORCH_FL_DRIVER_CHECK(driver().event_record(owned->end, owned->activity.stream));
+  // Called from a range's destructor, possibly while an SDK error unwinds: a stream
+  // that cannot take the end event loses this slice, not the process.
+  const bool recorded = driver().event_record(owned->end, owned->activity.stream) == TFL_SUCCESS;
   owned->host_end_ns = c10::getTime();
   std::lock_guard<std::mutex> lock(state().mutex);
-  state().finished.push_back(std::move(owned));
+  if (recorded) {
+    state().finished.push_back(std::move(owned));
+  } else {
+    auto& pool = state().free_events[owned->activity.device];
+    pool.push_back(owned->start);
+    pool.push_back(owned->end);
+  }
 }
 
 void DeviceTracer::start() {

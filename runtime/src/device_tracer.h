@@ -48,7 +48,7 @@ class DeviceTracer {
 
   // The launching side (ProfilerRange): null when tracing stopped in between.
   TracedWork* begin(const char* name, const DeviceActivity& activity);
-  void finish(TracedWork* work);
+  void finish(TracedWork* work) noexcept;
 
   // Kineto's correlation ids, pushed on the thread that runs the op.
   static void push_correlation(uint64_t id);

@@ -119,14 +119,16 @@ with profile(activities=BOTH) as prof:
     module.synchronize()
 export(prof, "copies")
 
-# toggle: device collection off for the middle op (Kineto 2.14's toggleCollectionDynamic)
+# toggle: device collection off for the middle op (Kineto 2.14's toggleCollectionDynamic).
+# torch 2.14 passes a toggle on to Kineto for ProfilerActivity.CUDA only (it skips
+# PrivateUse1 with a warning); Kineto then toggles every device session, ours too.
 if torch.__version__ >= "2.14":
     x = torch.ones(64, device=device)
     with profile(activities=BOTH) as prof:
         torch.sin(x)
-        prof.toggle_collection_dynamic(False, [ProfilerActivity.PrivateUse1])
+        prof.toggle_collection_dynamic(False, [ProfilerActivity.CUDA])
         torch.cos(x)
-        prof.toggle_collection_dynamic(True, [ProfilerActivity.PrivateUse1])
+        prof.toggle_collection_dynamic(True, [ProfilerActivity.CUDA])
         torch.tan(x)
         module.synchronize()
     export(prof, "toggle")
