@@ -92,13 +92,21 @@ def test_a_two_phase_call_queries_the_workspace_then_passes_it():
 
 
 def test_each_sdk_call_is_a_profiler_range_that_ends_before_its_status_check():
+    """The workspace query is a host-only range; the call on the stream names the op, so
+    that a device profiler shows its work on the stream's row."""
     body = function(kernels(mlu_files()), "launch_cumsum")
-    for range_name, function_name, status in (("query_call", "mluOpCumsumGetWorkspaceSize", "query_status"),
-                                              ("sdk_call", "mluOpCumsum", "status")):
-        opened = body.index(f'  torch_fl::ProfilerRange {range_name}("{function_name}");')
+    for range_name, arguments, function_name, status in (
+            ("query_call", '"mluOpCumsumGetWorkspaceSize"', "mluOpCumsumGetWorkspaceSize", "query_status"),
+            ("sdk_call", 'op, "mluOpCumsum"', "mluOpCumsum", "status")):
+        opened = body.index(f'  torch_fl::ProfilerRange {range_name}({arguments});')
         assert body[opened + 1].startswith(f"  const mluRet_t {status} = {function_name}(")
         assert body[opened + 2] == f"  {range_name}.end();"
         assert body[opened + 3].startswith(f"  if ({status} != MLU_RET_SUCCESS)")
+
+
+def test_a_fill_is_a_memset_on_the_device_timeline():
+    body = function(kernels(mlu_files()), "launch_zero_")
+    assert '  torch_fl::ProfilerRange sdk_call(op, "mluOpZero", torch_fl::DeviceActivityKind::kMemset);' in body
 
 
 def test_a_decomposition_keeps_its_autograd_and_runs_native_without_gradients():
