@@ -10,7 +10,7 @@ from .spec_model import PassBy, SdkSpec
 
 
 # Ops whose SDK call writes one value everywhere: a memset row on the device's timeline.
-_FILL_OPS = frozenset({"fill_.Scalar", "zero_"})
+_FILL_OPS = frozenset({"fill_.Scalar", "fill_.Tensor", "zero_"})
 
 
 def _status_check(sdk: SdkSpec, status: str, function: str, arguments: list[str],

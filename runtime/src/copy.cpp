@@ -48,9 +48,11 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_block
   const ProfilerRange range("torch_fl::copy host to device");
   const DeviceGuard guard(dst.device());
   tflStream stream = current_driver_stream(dst.device().index());
-  range.trace_on_device({DeviceActivityKind::kMemcpy, dst.device().index(), stream, nullptr, static_cast<int64_t>(dst.nbytes())});
   const at::Tensor host =
       src.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
+  // The device work starts here: the conversion above is the host's.
+  range.trace_on_device({DeviceActivityKind::kMemcpy, dst.device().index(), stream, nullptr,
+                         static_cast<int64_t>(dst.nbytes())});
   // The asynchronous copy stages host bytes before returning, so `host` may die
   // right after; a blocking copy reads them in place.
   if (dst.is_contiguous() && !non_blocking) {
@@ -69,6 +71,7 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_block
     TORCH_FL_DRIVER_CHECK(driver().memcpy_h2d_async(staged.data_ptr(), host.data_ptr(), dst.nbytes(), stream));
     copy_on_device(dst, staged, stream);
   }
+  range.end_device_work();
   if (!non_blocking) TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));
 }
 
@@ -85,6 +88,7 @@ void device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_block
   const bool asynchronous = non_blocking && is_pinned_host_pointer(dst.data_ptr());
   if (dst.is_contiguous()) {
     TORCH_FL_DRIVER_CHECK(driver().memcpy_d2h_async(dst.data_ptr(), device_side.data_ptr(), dst.nbytes(), stream));
+    range.end_device_work();
     if (asynchronous) {
       record_pinned_use(dst.data_ptr(), src.device().index(), stream);
     } else {
@@ -94,6 +98,7 @@ void device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_block
   }
   const at::Tensor host = at::empty(dst.sizes(), dst.options().memory_format(at::MemoryFormat::Contiguous));
   TORCH_FL_DRIVER_CHECK(driver().memcpy_d2h_async(host.data_ptr(), device_side.data_ptr(), dst.nbytes(), stream));
+  range.end_device_work();
   TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));
   dst.copy_(host);
 }
@@ -129,6 +134,7 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
   // `staged` belongs to the source device's cache: it must not be reused
   // before the destination stream has read it.
   (void)non_blocking;
+  range.end_device_work();
   TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(dst_stream));
 }
 

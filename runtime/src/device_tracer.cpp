@@ -1,12 +1,14 @@
 #include "device_tracer.h"
 
 #include <c10/util/ApproximateClock.h>
+#include <c10/util/Exception.h>
 
 #include "driver.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <mutex>
 
 namespace torch_fl {
@@ -28,6 +30,7 @@ std::vector<uint64_t>& correlation_stack() {
 
 struct DeviceTracer::State {
   std::mutex mutex;
+  uint64_t session = 0;
   std::vector<std::unique_ptr<TracedWork>> finished;
   std::vector<std::vector<tflEvent>> free_events;  // per device
   std::vector<DeviceAnchor> anchors;               // per device; event null until its first work
@@ -51,8 +54,7 @@ void DeviceTracer::pop_correlation() {
   if (!stack.empty()) stack.pop_back();
 }
 
-tflEvent DeviceTracer::take_event(c10::DeviceIndex device) {
-  State& s = state();
+tflEvent DeviceTracer::take_event(State& s, c10::DeviceIndex device) {
   if (s.free_events.size() <= static_cast<size_t>(device)) s.free_events.resize(device + 1);
   auto& pool = s.free_events[device];
   if (!pool.empty()) {
@@ -65,22 +67,32 @@ tflEvent DeviceTracer::take_event(c10::DeviceIndex device) {
   return event;
 }
 
+// Re-recording a pooled event that is still pending is fine: an event stands for its
+// latest record, as CUDA's does.
+void DeviceTracer::give_back(State& s, const TracedWork& work) {
+  auto& pool = s.free_events.at(work.activity.device);
+  if (work.start != nullptr) pool.push_back(work.start);
+  if (work.end != nullptr) pool.push_back(work.end);
+}
+
 // On a stream of its own, idle, so that the anchor completes as soon as it is
 // recorded; the host clock is read once it has.
-void DeviceTracer::anchor(c10::DeviceIndex device) {
-  State& s = state();
+void DeviceTracer::anchor(State& s, c10::DeviceIndex device) {
   if (s.anchors.size() <= static_cast<size_t>(device)) s.anchors.resize(device + 1);
   DeviceAnchor& anchor = s.anchors[device];
   if (anchor.event != nullptr) return;
   if (anchor.stream == nullptr) TORCH_FL_DRIVER_CHECK(driver().stream_create(device, 0, &anchor.stream));
-  tflEvent event = take_event(device);
-  TORCH_FL_DRIVER_CHECK(driver().event_record(event, anchor.stream));
-  TORCH_FL_DRIVER_CHECK(driver().event_synchronize(event));
+  tflEvent event = take_event(s, device);
+  if (driver().event_record(event, anchor.stream) != TFL_SUCCESS ||
+      driver().event_synchronize(event) != TFL_SUCCESS) {
+    s.free_events[device].push_back(event);
+    TORCH_CHECK(false, "[", driver().vendor, "] profiler: cannot anchor device ", int(device), "'s events");
+  }
   anchor.host_ns = c10::getTime();
   anchor.event = event;
 }
 
-TracedWork* DeviceTracer::begin(const char* name, const DeviceActivity& activity) {
+TracedWork* DeviceTracer::begin(const char* name, const DeviceActivity& activity) noexcept {
   if (!active()) return nullptr;
   auto work = std::make_unique<TracedWork>();
   work->name = name;
@@ -88,14 +100,21 @@ TracedWork* DeviceTracer::begin(const char* name, const DeviceActivity& activity
   work->thread = system_thread_id();
   const auto& stack = correlation_stack();
   work->correlation = stack.empty() ? 0 : static_cast<int64_t>(stack.back());
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    anchor(activity.device);
-    work->start = take_event(activity.device);
-    work->end = take_event(activity.device);
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  try {
+    work->session = s.session;
+    anchor(s, activity.device);
+    work->start = take_event(s, activity.device);
+    work->end = take_event(s, activity.device);
+    work->host_start_ns = c10::getTime();
+    TORCH_FL_DRIVER_CHECK(driver().event_record(work->start, activity.stream));
+  } catch (const std::exception&) {
+    // The op runs on without its slice; a driver that cannot record an event
+    // reports that on the op's own calls.
+    if (s.free_events.size() > static_cast<size_t>(activity.device)) give_back(s, *work);
+    return nullptr;
   }
-  work->host_start_ns = c10::getTime();
-  TORCH_FL_DRIVER_CHECK(driver().event_record(work->start, activity.stream));
   return work.release();
 }
 
@@ -105,13 +124,14 @@ void DeviceTracer::finish(TracedWork* work) noexcept {
   // that cannot take the end event loses this slice, not the process.
   const bool recorded = driver().event_record(owned->end, owned->activity.stream) == TFL_SUCCESS;
   owned->host_end_ns = c10::getTime();
-  std::lock_guard<std::mutex> lock(state().mutex);
-  if (recorded) {
-    state().finished.push_back(std::move(owned));
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  // Begun in an earlier session (a copy another thread had open across two
+  // profiles): that session's anchors are gone.
+  if (recorded && owned->session == s.session) {
+    s.finished.push_back(std::move(owned));
   } else {
-    auto& pool = state().free_events[owned->activity.device];
-    pool.push_back(owned->start);
-    pool.push_back(owned->end);
+    give_back(s, *owned);
   }
 }
 
@@ -119,6 +139,7 @@ void DeviceTracer::start() {
   std::vector<std::unique_ptr<TracedWork>> stale;
   {
     std::lock_guard<std::mutex> lock(state().mutex);
+    ++state().session;
     stale.swap(state().finished);  // an earlier session's, never processed
   }
   recycle(stale);
@@ -127,33 +148,50 @@ void DeviceTracer::start() {
 
 void DeviceTracer::stop() { active_.store(false, std::memory_order_relaxed); }
 
-std::vector<std::unique_ptr<TracedWork>> DeviceTracer::collect() {
-  std::vector<std::unique_ptr<TracedWork>> done;
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    done.swap(state().finished);
-  }
-  for (const auto& work : done) TORCH_FL_DRIVER_CHECK(driver().event_synchronize(work->end));
-  return done;
+// An event's time on the host's clock is its anchor's plus the elapsed time since;
+// the end is the start plus the slice's own (short, so precise) elapsed time, as a
+// float of milliseconds since an anchor loses precision over a long profile.
+void DeviceTracer::place_on_host_clock(TracedWork& work, const DeviceAnchor& anchor) {
+  TORCH_CHECK(anchor.event != nullptr, "[", driver().vendor, "] profiler: device ", int(work.activity.device),
+              " has no anchor");
+  float since_anchor_ms = 0, duration_ms = 0;
+  TORCH_FL_DRIVER_CHECK(driver().event_synchronize(work.end));
+  TORCH_FL_DRIVER_CHECK(driver().event_elapsed_ms(anchor.event, work.start, &since_anchor_ms));
+  TORCH_FL_DRIVER_CHECK(driver().event_elapsed_ms(work.start, work.end, &duration_ms));
+  work.device_start_ns = anchor.host_ns + static_cast<int64_t>(static_cast<double>(since_anchor_ms) * 1e6);
+  work.device_end_ns = work.device_start_ns + std::max<int64_t>(0, static_cast<int64_t>(duration_ms * 1e6));
 }
 
-int64_t DeviceTracer::host_time_of(c10::DeviceIndex device, tflEvent event) {
-  const DeviceAnchor& anchor = state().anchors.at(device);
-  float ms = 0;
-  TORCH_FL_DRIVER_CHECK(driver().event_elapsed_ms(anchor.event, event, &ms));
-  return anchor.host_ns + static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+std::vector<std::unique_ptr<TracedWork>> DeviceTracer::collect(std::vector<std::string>& errors) {
+  std::vector<std::unique_ptr<TracedWork>> finished;
+  std::vector<DeviceAnchor> anchors;
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    finished.swap(state().finished);
+    anchors = state().anchors;  // a late begin() may grow the table meanwhile
+  }
+  std::vector<std::unique_ptr<TracedWork>> timed, untimed;
+  for (auto& work : finished) {
+    try {
+      const size_t device = static_cast<size_t>(work->activity.device);
+      place_on_host_clock(*work, device < anchors.size() ? anchors[device] : DeviceAnchor{});
+      timed.push_back(std::move(work));
+    } catch (const c10::Error& error) {
+      errors.emplace_back(error.what_without_backtrace());
+      untimed.push_back(std::move(work));
+    }
+  }
+  std::lock_guard<std::mutex> lock(state().mutex);
+  for (const auto& work : untimed) give_back(state(), *work);
+  return timed;
 }
 
 void DeviceTracer::recycle(std::vector<std::unique_ptr<TracedWork>>& done) {
-  std::lock_guard<std::mutex> lock(state().mutex);
   State& s = state();
-  for (auto& work : done) {
-    s.free_events[work->activity.device].push_back(work->start);
-    s.free_events[work->activity.device].push_back(work->end);
-  }
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (const auto& work : done) give_back(s, *work);
   done.clear();
-  // A new session anchors again: event times drift from the host clock, and
-  // elapsed times are floats.
+  // A new session anchors again: event times drift from the host clock.
   for (c10::DeviceIndex device = 0; device < static_cast<c10::DeviceIndex>(s.anchors.size()); ++device) {
     DeviceAnchor& anchor = s.anchors[device];
     if (anchor.event != nullptr) s.free_events[device].push_back(anchor.event);

@@ -18,19 +18,23 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace torch_fl {
 
 struct TracedWork {
-  const char* name = nullptr;  // the SDK function, or the copy's range name
+  const char* name = nullptr;  // the SDK function, or the copy's range name (a literal)
   DeviceActivity activity;
+  uint64_t session = 0;       // the tracer's session it was begun in
   int64_t host_start_ns = 0;  // c10::getTime(), the clock of torch's CPU ops
   int64_t host_end_ns = 0;
-  int32_t thread = 0;              // libkineto::systemThreadId() of the launching thread
-  int64_t correlation = 0;         // the innermost aten op's correlation id (0: none)
-  tflEvent start = nullptr;        // recorded on activity.stream before the work
-  tflEvent end = nullptr;          // and after it
+  int32_t thread = 0;         // the launching thread's system id (Kineto's row for it)
+  int64_t correlation = 0;    // the innermost aten op's correlation id (0: none)
+  tflEvent start = nullptr;   // recorded on activity.stream before the work
+  tflEvent end = nullptr;     // and after it
+  int64_t device_start_ns = 0;  // on the host's clock; set by collect()
+  int64_t device_end_ns = 0;
 };
 
 // A device's anchor: an event of known host time (see above).
@@ -46,32 +50,35 @@ class DeviceTracer {
 
   bool active() const { return active_.load(std::memory_order_relaxed); }
 
-  // The launching side (ProfilerRange): null when tracing stopped in between.
-  TracedWork* begin(const char* name, const DeviceActivity& activity);
+  // The launching side (ProfilerRange). Neither throws: a driver failure while
+  // tracing loses that slice, never the op. begin() returns null when not tracing.
+  TracedWork* begin(const char* name, const DeviceActivity& activity) noexcept;
   void finish(TracedWork* work) noexcept;
 
   // Kineto's correlation ids, pushed on the thread that runs the op.
   static void push_correlation(uint64_t id);
   static void pop_correlation();
 
-  // The session's side.
+  // The session's side. start() opens a new tracer session: work begun in an
+  // earlier one and finished later is dropped, never timed against this one's anchors.
   void start();
   void stop();
   void resume() { active_.store(true, std::memory_order_relaxed); }  // after a stop, keeping what was traced
-  // Waits for every recorded event; hands over the finished work, in launch order.
-  std::vector<std::unique_ptr<TracedWork>> collect();
-  // A completed event's host time: the device's anchor time plus the elapsed time since it.
-  int64_t host_time_of(c10::DeviceIndex device, tflEvent event);
-  // Returns the events of collected work to the pool and drops the anchors.
+  // Waits for the session's work and places it on the host's clock, in launch order.
+  // Work the driver cannot time is dropped, with its reason in `errors`.
+  std::vector<std::unique_ptr<TracedWork>> collect(std::vector<std::string>& errors);
+  // Returns the events of collected work to the pool; the next session anchors anew.
   void recycle(std::vector<std::unique_ptr<TracedWork>>& done);
 
  private:
   DeviceTracer() = default;
-  tflEvent take_event(c10::DeviceIndex device);
-  void anchor(c10::DeviceIndex device);
+  struct State;
+  tflEvent take_event(State& s, c10::DeviceIndex device);  // under the mutex
+  void give_back(State& s, const TracedWork& work);         // under the mutex
+  void anchor(State& s, c10::DeviceIndex device);           // under the mutex
+  void place_on_host_clock(TracedWork& work, const DeviceAnchor& anchor);
 
   std::atomic<bool> active_{false};
-  struct State;
   std::unique_ptr<State> state_;
   State& state();
 };

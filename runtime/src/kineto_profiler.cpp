@@ -27,7 +27,6 @@
 #include "driver.h"
 
 #include <atomic>
-#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -47,9 +46,13 @@ ActivityType kineto_type(DeviceActivityKind kind) {
   return ActivityType::CONCURRENT_KERNEL;
 }
 
+// ProfilerActivity.PrivateUse1 asks for kernels, copies and fills and for
+// PRIVATEUSE1_RUNTIME; ProfilerActivity.CUDA asks for the first three only (CUPTI's
+// rows would collide with ours on a CUDA build of torch).
 bool records_device_work(const std::set<ActivityType>& types) {
-  return types.count(ActivityType::CONCURRENT_KERNEL) || types.count(ActivityType::GPU_MEMCPY) ||
-         types.count(ActivityType::GPU_MEMSET);
+  const bool device_rows = types.count(ActivityType::CONCURRENT_KERNEL) || types.count(ActivityType::GPU_MEMCPY) ||
+                           types.count(ActivityType::GPU_MEMSET);
+  return device_rows && types.count(ActivityType::PRIVATEUSE1_RUNTIME);
 }
 
 std::string device_name(int64_t device) { return std::string(driver().vendor) + " " + std::to_string(device); }
@@ -78,19 +81,15 @@ class DeviceProfilerSession final : public libkineto::IActivityProfilerSession {
   }
 #endif
 
-  // Kineto calls these on the thread that runs each aten op.
-  void pushCorrelationId(uint64_t id) override {
-    if (records_) DeviceTracer::push_correlation(id);
-  }
-  void popCorrelationId() override {
-    if (records_) DeviceTracer::pop_correlation();
-  }
+  // Kineto calls these on the thread that runs each aten op. Kept balanced in every
+  // session, recording or not: an op may span two profiles.
+  void pushCorrelationId(uint64_t id) override { DeviceTracer::push_correlation(id); }
+  void popCorrelationId() override { DeviceTracer::pop_correlation(); }
 
   std::vector<std::string> errors() override { return errors_; }
 
   void processTrace(libkineto::ActivityLogger& logger) override {
-    processTrace(logger, [](auto) -> const libkineto::ITraceActivity* { return nullptr; }, 0,
-                 std::numeric_limits<int64_t>::max());
+    processTrace(logger, [](auto) -> const libkineto::ITraceActivity* { return nullptr; }, 0, 0);
   }
 
   void processTrace(libkineto::ActivityLogger& logger, libkineto::getLinkedActivityCallback linked_to,
@@ -100,13 +99,8 @@ class DeviceProfilerSession final : public libkineto::IActivityProfilerSession {
     buffer_->gpuOpCount = 0;
     if (!records_) return;
     DeviceTracer& tracer = DeviceTracer::instance();
-    std::vector<std::unique_ptr<TracedWork>> done;
-    try {
-      done = tracer.collect();
-      for (const auto& work : done) add(*work, linked_to, tracer);
-    } catch (const c10::Error& error) {
-      errors_.push_back(error.what_without_backtrace());
-    }
+    std::vector<std::unique_ptr<TracedWork>> done = tracer.collect(errors_);
+    for (const auto& work : done) add(*work, linked_to);
     tracer.recycle(done);
     for (const auto& activity : buffer_->activities) activity->log(logger);
     // The first device is named by getDeviceInfo(), which Kineto asks after this.
@@ -131,7 +125,11 @@ class DeviceProfilerSession final : public libkineto::IActivityProfilerSession {
     return infos;
   }
 
-  std::unique_ptr<libkineto::CpuTraceBuffer> getTraceBuffer() override { return std::move(buffer_); }
+  // None when nothing was traced: an empty buffer would still add a span row.
+  std::unique_ptr<libkineto::CpuTraceBuffer> getTraceBuffer() override {
+    if (buffer_ != nullptr && buffer_->activities.empty()) buffer_.reset();
+    return std::move(buffer_);
+  }
 
  private:
   // A stream's row: numbered per device in the order its work first appears.
@@ -142,8 +140,7 @@ class DeviceProfilerSession final : public libkineto::IActivityProfilerSession {
     return it->second;
   }
 
-  void add(const TracedWork& work, const libkineto::getLinkedActivityCallback& linked_to,
-           DeviceTracer& tracer) {
+  void add(const TracedWork& work, const libkineto::getLinkedActivityCallback& linked_to) {
     const DeviceActivity& activity = work.activity;
     const uint32_t flow = next_flow_id.fetch_add(1, std::memory_order_relaxed);
     const libkineto::ITraceActivity* op = work.correlation != 0 ? linked_to(work.correlation) : nullptr;
@@ -165,8 +162,8 @@ class DeviceProfilerSession final : public libkineto::IActivityProfilerSession {
 
     buffer_->emplace_activity(buffer_->span, kineto_type(activity.kind), work.name);
     libkineto::GenericTraceActivity& run = *buffer_->activities.back();
-    run.startTime = tracer.host_time_of(activity.device, work.start);
-    run.endTime = std::max(run.startTime, tracer.host_time_of(activity.device, work.end));
+    run.startTime = work.device_start_ns;
+    run.endTime = work.device_end_ns;
     run.id = static_cast<int32_t>(work.correlation);
     run.device = activity.device;
     run.resource = stream;

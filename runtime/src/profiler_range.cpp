@@ -11,6 +11,12 @@ ProfilerRange::Open::~Open() {
   if (work != nullptr) DeviceTracer::instance().finish(work);
 }
 
+void ProfilerRange::finish_device_work() const {
+  if (open_->work == nullptr) return;
+  DeviceTracer::instance().finish(open_->work);
+  open_->work = nullptr;
+}
+
 void ProfilerRange::open(at::StepCallbacks&& callbacks, const char* name) {
   open_.emplace(std::move(callbacks), name);
   open_->record.before(name);

@@ -50,10 +50,17 @@ class ProfilerRange {
   ProfilerRange(const ProfilerRange&) = delete;
   ProfilerRange& operator=(const ProfilerRange&) = delete;
 
-  // A copy's range names its device work once the stream is known: from here to
-  // the end of the range. Called at most once per range.
+  // A copy's range names its device work right before its first enqueue: from here
+  // to end_device_work() or the end of the range. Called at most once per range;
+  // not for a range named at run time (the work keeps the name's pointer).
   void trace_on_device(const DeviceActivity& activity) const {
     if (C10_UNLIKELY(open_.has_value())) begin_device_work(activity);
+  }
+
+  // Ends the device work before the range ends: a copy then waits for its stream,
+  // which is host time, not the copy's device time.
+  void end_device_work() const {
+    if (C10_UNLIKELY(open_.has_value())) finish_device_work();
   }
 
   // Closes the range before the end of the scope (the SDK call returned; its status
@@ -75,6 +82,7 @@ class ProfilerRange {
   C10_NOINLINE void open_sdk_call(at::StepCallbacks&& callbacks, const char* name, const OpContext& op,
                                   DeviceActivityKind kind);
   C10_NOINLINE void begin_device_work(const DeviceActivity& activity) const;
+  C10_NOINLINE void finish_device_work() const;
 
   std::string name_;  // declared first: destroyed after open_ ends the range
   mutable std::optional<Open> open_;
