@@ -10,8 +10,8 @@
 //     a kernel, memcpy or memset slice over the device time, where it ends.
 // Both are linked to the innermost aten op, so that op's device time is theirs.
 //
-// Built only when the installed torch ships the registry (CMake's
-// TORCH_FL_KINETO_PLUGIN); the legacy ProfilerStubs path (profiler.cpp) stays.
+// Built only when the installed torch ships the registry (runtime/CMakeLists.txt
+// looks for its header); the legacy ProfilerStubs path (profiler.cpp) stays.
 #include <torch/csrc/profiler/standalone/privateuse1_profiler.h>
 
 #include <GenericTraceActivity.h>
@@ -75,7 +75,8 @@ class DeviceProfilerSession final : public libkineto::IActivityProfilerSession {
     if (records_) DeviceTracer::instance().stop();
   }
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 14)
-  // prof.toggle_collection_dynamic(enable, [PrivateUse1]): Kineto 2.14 pauses sessions in place.
+  // prof.toggle_collection_dynamic(enable, [ProfilerActivity.CUDA]): torch 2.14 hands
+  // Kineto that toggle (not PrivateUse1's), and Kineto pauses every session in place.
   void toggleCollectionDynamic(bool enable) override {
     if (records_) enable ? DeviceTracer::instance().resume() : DeviceTracer::instance().stop();
   }
