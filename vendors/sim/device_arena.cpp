@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <stdexcept>
 #include <string>
@@ -46,6 +49,45 @@ void* DeviceArena::allocate(size_t bytes) {
     return base_ + offset;
   }
   return nullptr;
+}
+
+void* DeviceArena::allocate_pages(size_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t rounded = (std::max<size_t>(bytes, 1) + page - 1) / page * page;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    const uintptr_t address = reinterpret_cast<uintptr_t>(base_) + it->first;
+    const size_t lead = (page - address % page) % page;  // a multiple of alignment_: both are powers of two
+    if (it->second < lead + rounded) continue;
+    const size_t free_start = it->first, free_size = it->second;
+    const size_t offset = free_start + lead;
+    free_.erase(it);
+    if (lead) free_[free_start] = lead;
+    if (free_size > lead + rounded) free_[offset + rounded] = free_size - lead - rounded;
+    live_[offset] = rounded;
+    used_ += rounded;
+    return base_ + offset;
+  }
+  return nullptr;
+}
+
+size_t DeviceArena::allocation_size(const void* ptr) const {
+  if (!contains(ptr)) return 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto live = live_.find(static_cast<size_t>(static_cast<const uint8_t*>(ptr) - base_));
+  return live == live_.end() ? 0 : live->second;
+}
+
+int DeviceArena::map_over(void* page, size_t bytes, int fd) {
+  // Under the access mutex: the protection must not change between reading it and mapping.
+  std::lock_guard<std::mutex> lock(access_mutex_);
+  const int prot = (!protect_ || access_count_ > 0) ? PROT_READ | PROT_WRITE : PROT_NONE;
+  const int flags = MAP_FIXED | (fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
+  if (mmap(page, bytes, prot, flags, fd, 0) == MAP_FAILED) return errno;
+  // A child forked from this process must not write pages another process sees.
+  madvise(page, bytes, fd >= 0 ? MADV_DONTFORK : MADV_DOFORK);
+  if (fd < 0) madvise(page, bytes, MADV_HUGEPAGE);
+  return 0;
 }
 
 size_t DeviceArena::largest_free_block() const {

@@ -1,0 +1,183 @@
+// Device memory shared between processes (shared_pages.h): a forked process maps
+// the parent's shared allocation into its own arena, and writes go both ways.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <csignal>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "device_arena.h"
+#include "shared_pages.h"
+
+namespace {
+
+using torch_fl::sim::DeviceArena;
+using torch_fl::sim::SharedPages;
+using torch_fl::sim::SharedPagesHandle;
+
+constexpr size_t kArena = 64 << 20;
+constexpr size_t kAlignment = 512;
+constexpr size_t kBytes = 2 << 20;  // a caching-allocator segment
+constexpr uint64_t kChip = 7;
+
+uint8_t* bytes_of(void* ptr) { return static_cast<uint8_t*>(ptr); }
+
+// Runs `body` in a forked child with an arena of its own (the consumer); its exit
+// status is body's result: 0 for success, anything else names the failed step.
+template <class Body>
+int in_a_child(Body body, bool protect = false) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    DeviceArena arena(kArena, kAlignment, protect);
+    SharedPages shared(arena, kChip, 0);
+    _exit(body(arena, shared));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+TEST(SharedPages, AnotherProcessReadsAndWritesTheSameBytes) {
+  DeviceArena arena(kArena, kAlignment, /*protect=*/false);
+  SharedPages shared(arena, kChip, 0);
+  uint8_t* mine = bytes_of(arena.allocate_pages(kBytes));
+  ASSERT_NE(mine, nullptr);
+  for (size_t i = 0; i < kBytes; ++i) mine[i] = static_cast<uint8_t>(i % 251);
+  SharedPagesHandle handle{};
+  ASSERT_EQ(shared.share(mine, &handle), "");
+  for (size_t i = 0; i < kBytes; i += 4099) ASSERT_EQ(mine[i], i % 251) << "sharing lost the bytes at " << i;
+  mine[0] = 200;  // written after sharing: seen by the consumer
+
+  const int child = in_a_child([&](DeviceArena& own, SharedPages& theirs) {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    if (!theirs.open(handle, &ptr, &bytes).empty()) return 1;
+    if (bytes != kBytes || !own.covers(ptr, bytes)) return 2;  // a live allocation of the consumer's arena
+    if (bytes_of(ptr)[0] != 200 || bytes_of(ptr)[kBytes - 1] != (kBytes - 1) % 251) return 3;
+    std::memset(bytes_of(ptr) + 1, 0x5a, 100);
+    if (!theirs.close(ptr).empty() || own.covers(ptr, 1)) return 4;
+    return 0;
+  });
+  EXPECT_EQ(child, 0);
+  for (size_t i = 1; i <= 100; ++i) ASSERT_EQ(mine[i], 0x5a) << "the consumer's write is not seen at " << i;
+  EXPECT_EQ(mine[101], 101 % 251);
+  shared.forget(mine);
+  EXPECT_TRUE(arena.release(mine));
+}
+
+// Page protection is per process: each side's protected mode guards its own view.
+TEST(SharedPages, ProtectedArenasKeepTheirRulesOnSharedPages) {
+  DeviceArena arena(kArena, kAlignment, /*protect=*/true);
+  SharedPages shared(arena, kChip, 0);
+  uint8_t* mine = bytes_of(arena.allocate_pages(kBytes));
+  {
+    DeviceArena::AccessScope access(arena);
+    std::memset(mine, 0x33, kBytes);
+  }
+  SharedPagesHandle handle{};
+  ASSERT_EQ(shared.share(mine, &handle), "");
+  EXPECT_EXIT({ volatile uint8_t byte = mine[0]; (void)byte; _exit(0); }, testing::KilledBySignal(SIGSEGV), "")
+      << "the producer's shared pages lost its protection";
+  const int child = in_a_child([&](DeviceArena& own, SharedPages& theirs) {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    if (!theirs.open(handle, &ptr, &bytes).empty()) return 1;
+    {
+      DeviceArena::AccessScope access(own);
+      if (bytes_of(ptr)[kBytes / 2] != 0x33) return 2;
+    }
+    volatile uint8_t byte = bytes_of(ptr)[0];  // outside an access scope: must fault
+    (void)byte;
+    return 3;
+  }, /*protect=*/true);
+  EXPECT_EQ(child, 100 + SIGSEGV);
+}
+
+TEST(SharedPages, WhatCannotBeSharedOrOpenedSaysWhy) {
+  DeviceArena arena(kArena, kAlignment, /*protect=*/false);
+  SharedPages shared(arena, kChip, 0);
+  SharedPagesHandle handle{};
+  void* small = arena.allocate(1000);
+  EXPECT_NE(shared.share(static_cast<uint8_t*>(small) + 512, &handle).find("not the start"), std::string::npos);
+  EXPECT_NE(shared.share(arena.allocate(1000), &handle).find("page-aligned"), std::string::npos);
+  void* segment = arena.allocate_pages(kBytes);
+  ASSERT_EQ(shared.share(segment, &handle), "");
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  EXPECT_NE(shared.open(handle, &ptr, &bytes).find("this process"), std::string::npos);
+  SharedPagesHandle other_chip = handle;
+  other_chip.chip = kChip + 1;
+  EXPECT_NE(shared.open(other_chip, &ptr, &bytes).find("not a handle of this chip"), std::string::npos);
+  SharedPages device1(arena, kChip, 1);
+  EXPECT_NE(device1.open(handle, &ptr, &bytes).find("device 0"), std::string::npos);
+  EXPECT_NE(shared.close(segment).find("not memory opened"), std::string::npos);
+}
+
+TEST(SharedPages, AHandleOfAProcessThatExitedIsRefused) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t producer = fork();
+  if (producer == 0) {
+    DeviceArena arena(kArena, kAlignment, /*protect=*/false);
+    SharedPages shared(arena, kChip, 0);
+    SharedPagesHandle handle{};
+    const bool ok = shared.share(arena.allocate_pages(kBytes), &handle).empty();
+    const bool written = write(pipe_fds[1], &handle, sizeof handle) == static_cast<ssize_t>(sizeof handle);
+    _exit(ok && written ? 0 : 1);
+  }
+  SharedPagesHandle handle{};
+  ASSERT_EQ(read(pipe_fds[0], &handle, sizeof handle), static_cast<ssize_t>(sizeof handle));
+  int status = 0;
+  waitpid(producer, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  DeviceArena arena(kArena, kAlignment, /*protect=*/false);
+  SharedPages shared(arena, kChip, 0);
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  EXPECT_NE(shared.open(handle, &ptr, &bytes).find("is gone"), std::string::npos);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+}
+
+// The producer frees (forget + release) and reuses the range while the consumer still
+// maps the block: the consumer keeps the bytes, and the reuse does not reach it.
+TEST(SharedPages, TheConsumerKeepsItsMappingAfterTheProducerFreesTheBlock) {
+  DeviceArena arena(kArena, kAlignment, /*protect=*/false);
+  SharedPages shared(arena, kChip, 0);
+  uint8_t* mine = bytes_of(arena.allocate_pages(kBytes));
+  std::memset(mine, 0x11, kBytes);
+  SharedPagesHandle handle{};
+  ASSERT_EQ(shared.share(mine, &handle), "");
+  int to_child[2], from_child[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  ASSERT_EQ(pipe(from_child), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    DeviceArena own(kArena, kAlignment, /*protect=*/false);
+    SharedPages theirs(own, kChip, 0);
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    if (!theirs.open(handle, &ptr, &bytes).empty()) _exit(1);
+    char signal = 'o';
+    if (write(from_child[1], &signal, 1) != 1 || read(to_child[0], &signal, 1) != 1) _exit(2);
+    _exit(bytes_of(ptr)[0] == 0x11 && bytes_of(ptr)[kBytes - 1] == 0x11 ? 0 : 3);
+  }
+  char signal = 0;
+  ASSERT_EQ(read(from_child[0], &signal, 1), 1);  // the consumer has opened it
+  shared.forget(mine);
+  ASSERT_TRUE(arena.release(mine));
+  uint8_t* reused = bytes_of(arena.allocate_pages(kBytes));
+  EXPECT_EQ(reused, mine) << "the test means the range to be reused";
+  std::memset(reused, 0x22, kBytes);
+  ASSERT_EQ(write(to_child[1], &signal, 1), 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(fd);
+}
+
+}  // namespace
