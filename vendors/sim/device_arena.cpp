@@ -52,12 +52,14 @@ void* DeviceArena::allocate(size_t bytes) {
 }
 
 void* DeviceArena::allocate_pages(size_t bytes) {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t rounded = (std::max<size_t>(bytes, 1) + page - 1) / page * page;
+  // Whole units of both a page and the arena's alignment (both powers of two), so
+  // that what stays free around the allocation keeps the arena's alignment.
+  const size_t unit = std::max(static_cast<size_t>(sysconf(_SC_PAGESIZE)), alignment_);
+  const size_t rounded = (std::max<size_t>(bytes, 1) + unit - 1) / unit * unit;
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     const uintptr_t address = reinterpret_cast<uintptr_t>(base_) + it->first;
-    const size_t lead = (page - address % page) % page;  // a multiple of alignment_: both are powers of two
+    const size_t lead = (unit - address % unit) % unit;
     if (it->second < lead + rounded) continue;
     const size_t free_start = it->first, free_size = it->second;
     const size_t offset = free_start + lead;
@@ -79,14 +81,21 @@ size_t DeviceArena::allocation_size(const void* ptr) const {
 }
 
 int DeviceArena::map_over(void* page, size_t bytes, int fd) {
+  const size_t page_size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const auto* first = static_cast<const uint8_t*>(page);
+  if (reinterpret_cast<uintptr_t>(page) % page_size != 0 || bytes % page_size != 0 || !contains(first) ||
+      first + bytes > base_ + capacity_ + alignment_) {
+    return EINVAL;  // never MAP_FIXED over memory that is not whole pages of this arena
+  }
   // Under the access mutex: the protection must not change between reading it and mapping.
   std::lock_guard<std::mutex> lock(access_mutex_);
   const int prot = (!protect_ || access_count_ > 0) ? PROT_READ | PROT_WRITE : PROT_NONE;
   const int flags = MAP_FIXED | (fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
   if (mmap(page, bytes, prot, flags, fd, 0) == MAP_FAILED) return errno;
-  // A child forked from this process must not write pages another process sees.
-  madvise(page, bytes, fd >= 0 ? MADV_DONTFORK : MADV_DOFORK);
-  if (fd < 0) madvise(page, bytes, MADV_HUGEPAGE);
+  // A child forked from this process must not write pages another process sees
+  // (a fresh mapping starts without the flag).
+  if (fd >= 0) madvise(page, bytes, MADV_DONTFORK);
+  madvise(page, bytes, MADV_HUGEPAGE);
   return 0;
 }
 

@@ -37,13 +37,15 @@ class DeviceArena {
     return hinted(offset, bytes) || covered_by_live(offset, bytes);
   }
 
-  // Page-aligned, for a range another process may map (shared_pages.h).
+  // Whole pages (and whole alignment units), for a range another process may map
+  // (shared_pages.h).
   void* allocate_pages(size_t bytes);
   // The size of the live allocation starting at ptr; 0 when none starts there.
   size_t allocation_size(const void* ptr) const;
   // Maps `fd` (MAP_SHARED; fd < 0: fresh private memory) over the whole pages
   // [page, page + bytes) of this arena, with the arena's current protection.
-  // Returns errno (0: mapped).
+  // Returns errno (0: mapped; EINVAL: not whole pages of this arena). On failure
+  // the range keeps its previous mapping (Linux checks before it replaces).
   int map_over(void* page, size_t bytes, int fd);
 
   size_t capacity() const { return capacity_; }

@@ -36,7 +36,7 @@ std::string SharedPages::share(void* ptr, SharedPagesHandle* handle) {
     if (ftruncate(fd, static_cast<off_t>(bytes)) != 0 || fstat(fd, &status) != 0) {
       const int error = errno;
       ::close(fd);
-      return system_error("ftruncate", error);
+      return system_error("sizing the memfd", error);
     }
     // The bytes so far, through a second mapping of the memfd; then the memfd
     // replaces the allocation's pages at the same addresses.
@@ -50,8 +50,9 @@ std::string SharedPages::share(void* ptr, SharedPagesHandle* handle) {
       DeviceArena::AccessScope access(arena_);
       std::memcpy(staging, ptr, bytes);
     }
+    const int error = arena_.map_over(ptr, bytes, fd);
     munmap(staging, bytes);
-    if (const int error = arena_.map_over(ptr, bytes, fd)) {
+    if (error != 0) {  // the allocation keeps its own pages and bytes
       ::close(fd);
       return system_error("mmap over the allocation", error);
     }
@@ -62,14 +63,17 @@ std::string SharedPages::share(void* ptr, SharedPagesHandle* handle) {
   return "";
 }
 
-void SharedPages::forget(void* ptr) {
+std::string SharedPages::forget(void* ptr) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = shared_.find(ptr);
-  if (found == shared_.end()) return;
+  if (found == shared_.end()) return "";
   // A consumer's mapping keeps the memfd's pages; this process gets fresh ones.
-  arena_.map_over(ptr, found->second.bytes, -1);
+  if (const int error = arena_.map_over(ptr, found->second.bytes, -1)) {
+    return system_error("mmap private memory back over a shared allocation", error);
+  }
   ::close(found->second.fd);
   shared_.erase(found);
+  return "";
 }
 
 std::string SharedPages::open(const SharedPagesHandle& handle, void** ptr, size_t* bytes) {
@@ -112,7 +116,9 @@ std::string SharedPages::close(void* ptr) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = opened_.find(ptr);
   if (found == opened_.end()) return "not memory opened from another process";
-  arena_.map_over(ptr, found->second.bytes, -1);
+  if (const int error = arena_.map_over(ptr, found->second.bytes, -1)) {
+    return system_error("mmap private memory back over opened memory", error);
+  }
   arena_.release(ptr);
   opened_.erase(found);
   return "";

@@ -49,11 +49,15 @@ class SharedPages {
   // Empty string: done; otherwise why not.
   std::string share(void* ptr, SharedPagesHandle* handle);
   // Before the arena releases an allocation: a shared one gets private pages back.
-  void forget(void* ptr);
+  // Non-empty: it could not, and the allocation must stay allocated (its pages are
+  // still the ones other processes map).
+  std::string forget(void* ptr);
 
   // Maps another process's handle; *ptr is then a live allocation of this arena.
   std::string open(const SharedPagesHandle& handle, void** ptr, size_t* bytes);
-  // Unmaps what open() returned and releases its hole.
+  // Unmaps what open() returned and releases its hole. Non-empty: it could not, and
+  // the range stays opened (released, the next allocation there would write the
+  // producer's memory).
   std::string close(void* ptr);
   bool is_opened(const void* ptr) const;
 
