@@ -15,6 +15,11 @@ namespace {
 
 bool on_device(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
 
+// A copy's device work as the profiler shows it: `dst`'s bytes, moved on `stream` of `device`.
+DeviceActivity memcpy_on(c10::DeviceIndex device, tflStream stream, const at::Tensor& dst) {
+  return {DeviceActivityKind::kMemcpy, device, stream, nullptr, static_cast<int64_t>(dst.nbytes())};
+}
+
 tflStridedView strided_view(const at::Tensor& t) {
   tflStridedView view{};
   view.ndim = copy_geometry(t, view.sizes, view.strides, driver().vendor, "copy");
@@ -51,8 +56,7 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_block
   const at::Tensor host =
       src.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
   // The device work starts here: the conversion above is the host's.
-  range.trace_on_device({DeviceActivityKind::kMemcpy, dst.device().index(), stream, nullptr,
-                         static_cast<int64_t>(dst.nbytes())});
+  range.trace_on_device(memcpy_on(dst.device().index(), stream, dst));
   // The asynchronous copy stages host bytes before returning, so `host` may die
   // right after; a blocking copy reads them in place.
   if (dst.is_contiguous() && !non_blocking) {
@@ -79,7 +83,7 @@ void device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_block
   const ProfilerRange range("torch_fl::copy device to host");
   const DeviceGuard guard(src.device());
   tflStream stream = current_driver_stream(src.device().index());
-  range.trace_on_device({DeviceActivityKind::kMemcpy, src.device().index(), stream, nullptr, static_cast<int64_t>(dst.nbytes())});
+  range.trace_on_device(memcpy_on(src.device().index(), stream, dst));
   const at::Tensor device_side = contiguous_on_device(src, dst.scalar_type(), dst.sizes(), stream);
   // CUDA's rule: only a pinned destination is written asynchronously. Into
   // pageable memory the copy completes before returning, even with
@@ -108,7 +112,7 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
   if (src.device() == dst.device()) {
     const DeviceGuard guard(dst.device());
     tflStream stream = current_driver_stream(dst.device().index());
-    range.trace_on_device({DeviceActivityKind::kMemcpy, dst.device().index(), stream, nullptr, static_cast<int64_t>(dst.nbytes())});
+    range.trace_on_device(memcpy_on(dst.device().index(), stream, dst));
     copy_on_device(dst, src, stream);
     return;
   }
@@ -123,7 +127,7 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
   }
   const DeviceGuard guard(dst.device());
   tflStream dst_stream = current_driver_stream(dst.device().index());
-  range.trace_on_device({DeviceActivityKind::kMemcpy, dst.device().index(), dst_stream, nullptr, static_cast<int64_t>(dst.nbytes())});
+  range.trace_on_device(memcpy_on(dst.device().index(), dst_stream, dst));
   if (dst.is_contiguous()) {
     TORCH_FL_DRIVER_CHECK(driver().memcpy_d2d_async(dst.data_ptr(), staged.data_ptr(), dst.nbytes(), dst_stream));
   } else {

@@ -41,11 +41,7 @@ DeviceTracer& DeviceTracer::instance() {
   return *tracer;
 }
 
-DeviceTracer::State& DeviceTracer::state() {
-  static std::once_flag once;
-  std::call_once(once, [this] { state_ = std::make_unique<State>(); });
-  return *state_;
-}
+DeviceTracer::DeviceTracer() : state_(std::make_unique<State>()) {}
 
 void DeviceTracer::push_correlation(uint64_t id) { correlation_stack().push_back(id); }
 

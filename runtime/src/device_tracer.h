@@ -71,7 +71,7 @@ class DeviceTracer {
   void recycle(std::vector<std::unique_ptr<TracedWork>>& done);
 
  private:
-  DeviceTracer() = default;
+  DeviceTracer();
   struct State;
   tflEvent take_event(State& s, c10::DeviceIndex device);  // under the mutex
   void give_back(State& s, const TracedWork& work);         // under the mutex
@@ -79,8 +79,8 @@ class DeviceTracer {
   void place_on_host_clock(TracedWork& work, const DeviceAnchor& anchor);
 
   std::atomic<bool> active_{false};
-  std::unique_ptr<State> state_;
-  State& state();
+  const std::unique_ptr<State> state_;
+  State& state() { return *state_; }
 };
 
 }  // namespace torch_fl
