@@ -16,6 +16,7 @@
 #include "conversion_cache.h"
 #include <torch_fl/device.h>
 #include "driver.h"
+#include "ipc.h"
 #include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 
@@ -460,6 +461,7 @@ void reset_peak_memory_stats(c10::DeviceIndex device) {
 
 void empty_cache() {
   clear_conversion_cache();  // cached conversions hold device blocks too
+  collect_sent_storages();    // as do storages sent to other processes, until released there
   for (c10::DeviceIndex d = 0; d < device_count(); ++d) release_free_segments(d);
 }
 
@@ -468,9 +470,20 @@ std::vector<SegmentInfo> memory_snapshot(c10::DeviceIndex device) {
   return caches()[device].snapshot();
 }
 
-void record_stream(const c10::DataPtr& data, c10::Stream stream) {
+std::optional<SegmentOfBlock> segment_of(const c10::DataPtr& data) {
+  if (data.get_deleter() != &delete_block) return std::nullopt;
+  const auto* block = static_cast<const Block*>(data.get_context());
+  std::lock_guard<std::mutex> lock(caches()[block->device].mutex);  // neighbours split and merge under it
+  const Block* head = block;
+  while (head->prev != nullptr) head = head->prev;
+  return SegmentOfBlock{head->ptr, head->segment_size,
+                        static_cast<size_t>(static_cast<char*>(block->ptr) - static_cast<char*>(head->ptr))};
+}
+
+void record_stream(const c10::DataPtr& shared_or_own, c10::Stream stream) {
   // A storage in a private format: its physical tensor holds the block.
-  if (record_private_stream(data, stream)) return;
+  if (record_private_stream(shared_or_own, stream)) return;
+  const c10::DataPtr& data = allocator_data_ptr(shared_or_own);  // a storage sent to another process wraps its block
   if (data.get_deleter() != &delete_block) return;  // not a block of ours (e.g. an empty tensor)
   auto* block = static_cast<Block*>(data.get_context());
   if (stream.id() == block->stream) return;
@@ -480,7 +493,8 @@ void record_stream(const c10::DataPtr& data, c10::Stream stream) {
   block->other_streams.push_back(stream);
 }
 
-void record_stream_uses(const c10::DataPtr& from, const c10::DataPtr& to) {
+void record_stream_uses(const c10::DataPtr& shared_or_own, const c10::DataPtr& to) {
+  const c10::DataPtr& from = allocator_data_ptr(shared_or_own);
   if (from.get_deleter() != &delete_block) return;
   const auto* source = static_cast<const Block*>(from.get_context());
   record_stream(to, c10::Stream(c10::Stream::UNSAFE, make_device(source->device), source->stream));

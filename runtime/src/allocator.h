@@ -15,6 +15,7 @@
 #include <c10/core/Stream.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace torch_fl {
@@ -75,6 +76,16 @@ void reset_peak_memory_stats(c10::DeviceIndex device);
 // Returns every wholly free segment of every device to the driver.
 void empty_cache();
 std::vector<SegmentInfo> memory_snapshot(c10::DeviceIndex device);
+
+// The driver allocation (segment) holding the block behind `data`: its start and
+// size, and the block's offset in it, for sharing it with another process (ipc.h).
+// nullopt for memory that is not a block of this allocator.
+struct SegmentOfBlock {
+  void* base;
+  size_t size;
+  size_t offset;
+};
+std::optional<SegmentOfBlock> segment_of(const c10::DataPtr& data);
 
 // Tensor.record_stream: the block backing `data` is also used on `stream`, so
 // when freed it is reused only after the work queued on `stream` so far.

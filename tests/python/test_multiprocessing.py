@@ -1,6 +1,7 @@
 """Device tensors sent to other processes (spawned DataLoader workers,
 torch.multiprocessing queues) arrive on the same device index of the other
-process's backend, by value, and nobody is left waiting."""
+process's backend, and nobody is left waiting. Here by value (TORCH_FL_IPC=0, and
+every driver without IPC); shared memory is test_tensor_ipc.py's."""
 from __future__ import annotations
 
 import os
@@ -19,7 +20,7 @@ def run_script(code: str, directory) -> subprocess.CompletedProcess:
     script = directory / "script.py"
     script.write_text(textwrap.dedent(code))
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240,
-                          env=dict(os.environ, TORCH_FL_FALLBACK="silent"))
+                          env=dict(os.environ, TORCH_FL_FALLBACK="silent", TORCH_FL_IPC="0"))
 
 
 def test_spawned_dataloader_workers_get_the_datasets_device_tensors(device, tmp_path):
@@ -102,6 +103,7 @@ def test_a_device_tensor_is_pickled_by_value_in_this_process(device, monkeypatch
 
     from torch_fl import multiprocessing as by_value
     monkeypatch.setattr(by_value, "_warned", False)
+    monkeypatch.setenv("TORCH_FL_IPC", "0")
     last = torch_fl.device(torch_fl.device_count() - 1)
     x = torch.arange(4.0, device=last)
     with pytest.warns(UserWarning, match="sent to other processes by value") as warned:
@@ -119,7 +121,7 @@ def test_a_device_tensor_is_pickled_by_value_in_this_process(device, monkeypatch
     assert torch.equal(frozen.cpu(), torch.ones(2))
 
 
-def test_a_strided_view_arrives_with_its_strides_offset_and_bits(device):
+def test_a_strided_view_arrives_with_its_strides_offset_and_bits(device, monkeypatch):
     """As a CPU tensor does through torch's own reducer: the whole storage travels, and
     the tensor over it keeps its strides, offset and conjugate bit (the OpenReg suite's
     IPC round trip received a contiguous copy)."""
@@ -127,6 +129,7 @@ def test_a_strided_view_arrives_with_its_strides_offset_and_bits(device):
     import warnings
     from multiprocessing.reduction import ForkingPickler
 
+    monkeypatch.setenv("TORCH_FL_IPC", "0")
     base = torch.arange(12.0, device=device)
     view = base[3::2]
     z = torch.complex(torch.arange(3.0), torch.ones(3)).to(device).conj()

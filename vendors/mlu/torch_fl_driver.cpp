@@ -121,6 +121,16 @@ const char* last_error_detail() { return mluGetLastErrorDetail(); }
 
 const char* driver_counters() { return ""; }  // nothing beyond what the runtime counts
 uint32_t device_dtypes(int32_t) { return TFL_ALL_DTYPES; }  // its spec decides alone
+uint32_t device_capabilities(int32_t) { return TFL_CAP_IPC_MEMORY; }
+
+static_assert(sizeof(mluIpcMemHandle_t) == sizeof(tflIpcMemHandle), "an MLU IPC handle travels as the ABI's");
+tflStatus ipc_get_mem_handle(void* ptr, tflIpcMemHandle* handle) {
+  return mluIpcGetMemHandle(reinterpret_cast<mluIpcMemHandle_t*>(handle), ptr);
+}
+tflStatus ipc_open_mem_handle(int32_t device, const tflIpcMemHandle* handle, void** ptr, size_t* bytes) {
+  return mluIpcOpenMemHandle(device, ptr, bytes, *reinterpret_cast<const mluIpcMemHandle_t*>(handle));
+}
+tflStatus ipc_close_mem_handle(void* ptr) { return mluIpcCloseMemHandle(ptr); }
 
 const TflDriver kDriver = TFL_DRIVER_TABLE("mlu");
 

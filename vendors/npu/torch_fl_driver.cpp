@@ -140,6 +140,18 @@ const char* last_error_detail() { return npurtGetRecentErrMsg(); }
 
 const char* driver_counters() { return ""; }  // nothing beyond what the runtime counts
 uint32_t device_dtypes(int32_t) { return TFL_ALL_DTYPES; }  // its spec decides alone
+uint32_t device_capabilities(int32_t) { return TFL_CAP_IPC_MEMORY; }
+
+static_assert(sizeof(npurtIpcMemHandle) == sizeof(tflIpcMemHandle), "an NPU IPC handle travels as the ABI's");
+tflStatus ipc_get_mem_handle(void* ptr, tflIpcMemHandle* handle) {
+  return npurtIpcGetMemHandle(reinterpret_cast<npurtIpcMemHandle*>(handle), ptr);
+}
+tflStatus ipc_open_mem_handle(int32_t device, const tflIpcMemHandle* handle, void** ptr, size_t* bytes) {
+  const npuError error = npurtSetDevice(device);  // the NPU opens on the current device
+  return error != NPU_SUCCESS ? error
+                              : npurtIpcOpenMemHandle(ptr, bytes, reinterpret_cast<const npurtIpcMemHandle*>(handle));
+}
+tflStatus ipc_close_mem_handle(void* ptr) { return npurtIpcCloseMemHandle(ptr); }
 
 const TflDriver kDriver = TFL_DRIVER_TABLE("npu");
 

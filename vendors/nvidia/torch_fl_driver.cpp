@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstring>
+
 #include <string>
 
 #include "nv_ops.h"
@@ -192,6 +194,27 @@ int32_t status_is_out_of_memory(tflStatus status) { return status == cudaErrorMe
 
 const char* driver_counters() { return ""; }  // nothing beyond what the runtime counts
 uint32_t device_dtypes(int32_t) { return TFL_ALL_DTYPES; }  // its spec decides alone
+// device_malloc is plain cudaMalloc, which CUDA IPC requires.
+uint32_t device_capabilities(int32_t) { return TFL_CAP_IPC_MEMORY; }
+
+static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(tflIpcMemHandle), "a CUDA IPC handle travels as the ABI's");
+tflStatus ipc_get_mem_handle(void* ptr, tflIpcMemHandle* handle) {
+  cudaIpcMemHandle_t cuda{};
+  const cudaError_t error = cudaIpcGetMemHandle(&cuda, ptr);
+  if (error == cudaSuccess) std::memcpy(handle, &cuda, sizeof cuda);
+  return noted(error, "cudaIpcGetMemHandle");
+}
+tflStatus ipc_open_mem_handle(int32_t device, const tflIpcMemHandle* handle, void** ptr, size_t* bytes) {
+  cudaIpcMemHandle_t cuda{};
+  std::memcpy(&cuda, handle, sizeof cuda);
+  cudaError_t error = cudaSetDevice(device);
+  if (error == cudaSuccess) error = cudaIpcOpenMemHandle(ptr, cuda, cudaIpcMemLazyEnablePeerAccess);
+  // The runtime API cannot tell an allocation's size (the driver API's
+  // cuMemGetAddressRange can, but this library does not link libcuda).
+  *bytes = 0;
+  return noted(error, "cudaIpcOpenMemHandle");
+}
+tflStatus ipc_close_mem_handle(void* ptr) { return noted(cudaIpcCloseMemHandle(ptr), "cudaIpcCloseMemHandle"); }
 
 const TflDriver kDriver = TFL_DRIVER_TABLE("nvidia");
 

@@ -179,6 +179,18 @@ uint32_t device_dtypes(int32_t index) {
   return TFL_ALL_DTYPES & ~((1u << TFL_DTYPE_FLOAT64) | (1u << TFL_DTYPE_COMPLEX128));
 }
 
+// OpenCL has no memory shared between processes: device tensors cross
+// torch.multiprocessing by value.
+uint32_t device_capabilities(int32_t) { return 0; }
+tflStatus no_ipc(const char* call) {
+  return ocl::fail(ocl::kNotSupported, std::string(call) + ": OpenCL has no device memory shared between processes");
+}
+tflStatus ipc_get_mem_handle(void*, tflIpcMemHandle*) { return no_ipc("ipc_get_mem_handle"); }
+tflStatus ipc_open_mem_handle(int32_t, const tflIpcMemHandle*, void**, size_t*) {
+  return no_ipc("ipc_open_mem_handle");
+}
+tflStatus ipc_close_mem_handle(void*) { return no_ipc("ipc_close_mem_handle"); }
+
 const TflDriver kDriver = TFL_DRIVER_TABLE("opencl");
 
 }  // namespace

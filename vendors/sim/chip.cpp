@@ -29,6 +29,14 @@ std::optional<size_t> env_size(const std::string& name, size_t fallback, size_t 
   return std::nullopt;
 }
 
+// Names the chip in its IPC handles, the same in every process: FNV-1a of the
+// environment prefix ("TORCH_FL_MLU"), so an MLU refuses an NPU's handle.
+uint64_t chip_tag(const std::string& env_prefix) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : env_prefix) hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+  return hash;
+}
+
 StagingPool& staging() {
   // Never destroyed: queued copies may still hold staging buffers at exit.
   static auto* pool = new StagingPool();
@@ -51,8 +59,11 @@ Chip::Chip(const ChipConfig& config) : alignment_(config.alignment) {
     for (size_t i = 0; i < *count; ++i) {
       arenas_.push_back(std::make_unique<DeviceArena>(*memory_mb << 20, config.alignment, *protect != 0));
       busy_clocks_.push_back(std::make_unique<BusyClock>());
+      shared_pages_.push_back(
+          std::make_unique<SharedPages>(*arenas_.back(), chip_tag(config.env_prefix), static_cast<int32_t>(i)));
     }
   } catch (const std::exception& error) {  // e.g. the address space cannot be reserved: no C++ exception crosses the C API
+    shared_pages_.clear();
     arenas_.clear();
     busy_clocks_.clear();
     configuration_error_ = config.env_prefix + "_DEVICES=" + std::to_string(*count) + " x " + config.env_prefix +
@@ -74,6 +85,10 @@ DeviceArena* Chip::arena(int device) const {
 
 BusyClock* Chip::busy_clock(int device) const {
   return arena(device) ? busy_clocks_[device].get() : nullptr;
+}
+
+SharedPages* Chip::shared_pages(int device) const {
+  return arena(device) ? shared_pages_[device].get() : nullptr;
 }
 
 std::unique_ptr<WorkQueue> Chip::new_queue(int device, int priority) const {

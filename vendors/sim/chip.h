@@ -10,6 +10,7 @@
 
 #include "busy_clock.h"
 #include "device_arena.h"
+#include "shared_pages.h"
 #include "work_queue.h"
 
 namespace torch_fl::sim {
@@ -22,6 +23,11 @@ struct ChipConfig {
   size_t default_memory_mb = 4096;
   size_t alignment = 512;  // every allocation's address is a multiple of this
 };
+
+// Allocations of this size or more (the caching allocator's segments) get whole
+// pages of their own, so that they can be shared with another process without
+// exposing a neighbour's bytes (shared_pages.h).
+constexpr size_t kShareableAllocationBytes = size_t{1} << 20;
 
 // The accepted ranges of the environment settings.
 constexpr size_t kMaxDevices = 64;
@@ -62,6 +68,8 @@ class Chip {
   std::unique_ptr<WorkQueue> new_queue(int device, int priority) const;
   // nullptr for an index out of range.
   BusyClock* busy_clock(int device) const;
+  // The device's memory shared with other processes; nullptr for an index out of range.
+  SharedPages* shared_pages(int device) const;
 
   // Queues `work` on `queue`; it runs with every device's memory accessible
   // to the simulator (see DeviceArena's protection mode).
@@ -82,6 +90,9 @@ class Chip {
 
   std::vector<std::unique_ptr<DeviceArena>> arenas_;
   std::vector<std::unique_ptr<BusyClock>> busy_clocks_;  // one per arena
+  // One per arena; declared after arenas_ so that it is destroyed first (it refers
+  // to its arena).
+  std::vector<std::unique_ptr<SharedPages>> shared_pages_;
   size_t alignment_;
   bool protected_ = false;  // <prefix>_PROTECT=1: device work opens the arenas around each task
   size_t idle_spin_us_ = kDefaultSpinUs;  // how long an idle queue's worker stays awake

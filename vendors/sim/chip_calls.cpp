@@ -25,15 +25,48 @@ Outcome device_count(const Chip& chip, int* count) {
 Outcome allocate(const Chip& chip, int device, size_t bytes, void** ptr) {
   DeviceArena* arena = chip.arena(device);
   if (!arena) return no_device(device);
-  *ptr = arena->allocate(bytes);
+  *ptr = bytes >= kShareableAllocationBytes ? arena->allocate_pages(bytes) : arena->allocate(bytes);
   if (!*ptr) return {Failure::kOutOfMemory, chip.out_of_memory_detail(device, bytes)};
   return {};
 }
 
 Outcome release(const Chip& chip, void* ptr) {
   if (!ptr) return {};
-  DeviceArena* arena = chip.arena(chip.device_owning(ptr));
-  if (!arena || !arena->release(ptr)) return {Failure::kInvalidAddress, "pointer is not a live device allocation"};
+  const int device = chip.device_owning(ptr);
+  DeviceArena* arena = chip.arena(device);
+  if (!arena || arena->allocation_size(ptr) == 0) {
+    return {Failure::kInvalidAddress, "pointer is not a live device allocation"};
+  }
+  SharedPages& shared = *chip.shared_pages(device);
+  if (shared.is_opened(ptr)) {
+    return {Failure::kInvalidAddress, "pointer is memory opened from another process: close it with the IPC close call"};
+  }
+  arena->release(ptr);
+  return {};
+}
+
+Outcome ipc_get(const Chip& chip, void* ptr, SharedPagesHandle* handle) {
+  const int device = chip.device_owning(ptr);
+  if (device < 0) return {Failure::kInvalidAddress, "pointer is not device memory"};
+  std::string error = chip.shared_pages(device)->share(ptr, handle);
+  if (!error.empty()) return {Failure::kInvalidAddress, std::move(error)};
+  return {};
+}
+
+Outcome ipc_open(const Chip& chip, int device, const SharedPagesHandle& handle, void** ptr, size_t* bytes) {
+  SharedPages* shared = chip.shared_pages(device);
+  if (!shared) return no_device(device);
+  bool out_of_memory = false;
+  std::string error = shared->open(handle, ptr, bytes, &out_of_memory);
+  if (error.empty()) return {};
+  return {out_of_memory ? Failure::kOutOfMemory : Failure::kInvalidValue, std::move(error)};
+}
+
+Outcome ipc_close(const Chip& chip, void* ptr) {
+  const int device = chip.device_owning(ptr);
+  if (device < 0) return {Failure::kInvalidAddress, "pointer is not device memory"};
+  std::string error = chip.shared_pages(device)->close(ptr);
+  if (!error.empty()) return {Failure::kInvalidAddress, std::move(error)};
   return {};
 }
 

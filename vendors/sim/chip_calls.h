@@ -17,7 +17,8 @@ namespace torch_fl::sim {
 
 // kBadConfiguration and kExecution carry a message of their own: the
 // environment setting at fault, or what a failed task returned.
-enum class Failure { kNone, kBadConfiguration, kInvalidDevice, kOutOfMemory, kInvalidAddress, kExecution };
+// kInvalidValue: an argument that is not what the call takes (another chip's IPC handle).
+enum class Failure { kNone, kBadConfiguration, kInvalidDevice, kOutOfMemory, kInvalidAddress, kExecution, kInvalidValue };
 
 struct Outcome {
   Failure failure = Failure::kNone;
@@ -46,6 +47,7 @@ Status report(const StatusCodes<Status>& codes, const char* api, Outcome outcome
     case Failure::kExecution: return fail(codes.execution, std::move(outcome.detail));
     case Failure::kInvalidDevice: return fail(codes.invalid_device, api + (": " + outcome.detail));
     case Failure::kOutOfMemory: return fail(codes.out_of_memory, api + (": " + outcome.detail));
+    case Failure::kInvalidValue: return fail(codes.bad_configuration, api + (": " + outcome.detail));
     case Failure::kInvalidAddress: break;
   }
   return fail(codes.invalid_address, api + (": " + outcome.detail));
@@ -56,10 +58,20 @@ enum class CopyKind { kHostToDevice, kPinnedHostToDevice, kDeviceToHost, kDevice
 
 // The devices the environment configured, or why it configured none.
 Outcome device_count(const Chip& chip, int* count);
-// An invalid device's detail is "device <n>".
+// An invalid device's detail is "device <n>". Allocations of
+// kShareableAllocationBytes or more get whole pages, so that they can be shared.
 Outcome allocate(const Chip& chip, int device, size_t bytes, void** ptr);
-// nullptr is a no-op, as with free().
+// nullptr is a no-op, as with free(). Memory opened from another process is
+// refused: it is closed with the IPC close call.
 Outcome release(const Chip& chip, void* ptr);
+
+// Memory shared between processes (CUDA's IPC memory handles; shared_pages.h).
+// get: ptr is the start of a page-aligned allocation (kShareableAllocationBytes
+// or more always is). open: maps another process's handle into `device`'s
+// memory. close: unmaps what open returned.
+Outcome ipc_get(const Chip& chip, void* ptr, SharedPagesHandle* handle);
+Outcome ipc_open(const Chip& chip, int device, const SharedPagesHandle& handle, void** ptr, size_t* bytes);
+Outcome ipc_close(const Chip& chip, void* ptr);
 Outcome memory_info(const Chip& chip, int device, size_t* free_bytes, size_t* total_bytes);
 Outcome busy_time_ns(const Chip& chip, int device, uint64_t* busy_ns, uint64_t* uptime_ns);
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include <stdexcept>
 #include <string>
@@ -14,16 +16,28 @@ namespace torch_fl::sim {
 
 DeviceArena::DeviceArena(size_t capacity, size_t alignment, bool protect)
     : capacity_(capacity), alignment_(alignment), protect_(protect) {
-  // Reserve address space only; pages are committed when first touched.
+  // Shared memory from the start, so that sharing an allocation moves nothing:
+  // moving pages while a queue writes them would lose the writes. The memfd is
+  // sparse; pages are committed when first touched.
+  fd_ = memfd_create("torch_fl_device_memory", MFD_CLOEXEC);
+  struct stat status {};
+  if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(capacity_ + alignment_)) != 0 || fstat(fd_, &status) != 0) {
+    const int error = errno;
+    if (fd_ >= 0) close(fd_);
+    throw std::runtime_error("simulator: cannot create " + std::to_string(capacity_) +
+                             " bytes of device memory: " + std::strerror(error));
+  }
+  inode_ = static_cast<uint64_t>(status.st_ino);
   const int prot = protect ? PROT_NONE : PROT_READ | PROT_WRITE;
-  void* base = mmap(nullptr, capacity_ + alignment_, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* base = mmap(nullptr, capacity_ + alignment_, prot, MAP_SHARED | MAP_NORESERVE, fd_, 0);
   if (base == MAP_FAILED) {
+    close(fd_);
     throw std::runtime_error("simulator: cannot reserve " + std::to_string(capacity_) + " bytes of device memory");
   }
   base_ = static_cast<uint8_t*>(base);
-  // Large pages, as host allocators use for big buffers: copies and kernels on
-  // device memory then see the same TLB behaviour as on host memory.
-  madvise(base_, capacity_ + alignment_, MADV_HUGEPAGE);
+  // A process forked from this one must not write memory this one and its
+  // consumers see (a private mapping was copied on write).
+  madvise(base_, capacity_ + alignment_, MADV_DONTFORK);
   // Offsets are aligned relative to an aligned base address.
   const auto misalignment = reinterpret_cast<uintptr_t>(base_) % alignment_;
   const size_t head = misalignment ? alignment_ - misalignment : 0;
@@ -32,6 +46,7 @@ DeviceArena::DeviceArena(size_t capacity, size_t alignment, bool protect)
 
 DeviceArena::~DeviceArena() {
   if (base_) munmap(base_, capacity_ + alignment_);
+  if (fd_ >= 0) close(fd_);
 }
 
 void* DeviceArena::allocate(size_t bytes) {
@@ -80,22 +95,24 @@ size_t DeviceArena::allocation_size(const void* ptr) const {
   return live == live_.end() ? 0 : live->second;
 }
 
-int DeviceArena::map_over(void* page, size_t bytes, int fd) {
+int DeviceArena::map_over(void* page, size_t bytes, int fd, uint64_t offset) {
   const size_t page_size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const auto* first = static_cast<const uint8_t*>(page);
   if (reinterpret_cast<uintptr_t>(page) % page_size != 0 || bytes % page_size != 0 || !contains(first) ||
       first + bytes > base_ + capacity_ + alignment_) {
     return EINVAL;  // never MAP_FIXED over memory that is not whole pages of this arena
   }
+  if (fd < 0) {
+    fd = fd_;
+    offset = offset_of(page);
+  }
   // Under the access mutex: the protection must not change between reading it and mapping.
   std::lock_guard<std::mutex> lock(access_mutex_);
   const int prot = (!protect_ || access_count_ > 0) ? PROT_READ | PROT_WRITE : PROT_NONE;
-  const int flags = MAP_FIXED | (fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE);
-  if (mmap(page, bytes, prot, flags, fd, 0) == MAP_FAILED) return errno;
-  // A child forked from this process must not write pages another process sees
-  // (a fresh mapping starts without the flag).
-  if (fd >= 0) madvise(page, bytes, MADV_DONTFORK);
-  madvise(page, bytes, MADV_HUGEPAGE);
+  if (mmap(page, bytes, prot, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, static_cast<off_t>(offset)) == MAP_FAILED) {
+    return errno;
+  }
+  madvise(page, bytes, MADV_DONTFORK);  // a fresh mapping starts without the flag
   return 0;
 }
 

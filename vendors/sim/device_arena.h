@@ -1,4 +1,5 @@
-// A simulated chip's device memory: one reserved address range per device.
+// A simulated chip's device memory: one reserved address range per device,
+// backed by a memfd so that another process can map part of it (shared_pages.h).
 //
 // Host code must never dereference device memory. In protected mode the whole
 // range is PROT_NONE except while the simulator itself (a copy or a kernel)
@@ -42,11 +43,17 @@ class DeviceArena {
   void* allocate_pages(size_t bytes);
   // The size of the live allocation starting at ptr; 0 when none starts there.
   size_t allocation_size(const void* ptr) const;
-  // Maps `fd` (MAP_SHARED; fd < 0: fresh private memory) over the whole pages
-  // [page, page + bytes) of this arena, with the arena's current protection.
-  // Returns errno (0: mapped; EINVAL: not whole pages of this arena). On failure
-  // the range keeps its previous mapping (Linux checks before it replaces).
-  int map_over(void* page, size_t bytes, int fd);
+  // Maps [offset, offset + bytes) of `fd` (another process's arena; fd < 0: this
+  // arena's own memory at these addresses) over the whole pages [page, page + bytes)
+  // of this arena, with the arena's current protection. Returns errno (0: mapped;
+  // EINVAL: not whole pages of this arena). On failure the range keeps its
+  // previous mapping (Linux checks before it replaces).
+  int map_over(void* page, size_t bytes, int fd, uint64_t offset);
+  // The memfd behind the arena, its inode (which a reused fd number does not
+  // match), and where ptr lies in it.
+  int fd() const { return fd_; }
+  uint64_t inode() const { return inode_; }
+  uint64_t offset_of(const void* ptr) const { return static_cast<uint64_t>(static_cast<const uint8_t*>(ptr) - base_); }
 
   size_t capacity() const { return capacity_; }
   size_t alignment() const { return alignment_; }
@@ -71,6 +78,8 @@ class DeviceArena {
   void close_access();
 
   uint8_t* base_ = nullptr;
+  int fd_ = -1;
+  uint64_t inode_ = 0;
   size_t capacity_;
   size_t alignment_;
   bool protect_;

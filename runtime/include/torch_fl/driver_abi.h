@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TFL_DRIVER_ABI_VERSION 6
+#define TFL_DRIVER_ABI_VERSION 7
 #define TFL_MAX_DIMS 12
 
 typedef int32_t tflStatus;
@@ -51,6 +51,16 @@ static inline tflDeviceProperties tfl_make_device_properties(const char* name, i
   for (size_t i = 0; name && name[i] && i + 1 < sizeof(properties.name); ++i) properties.name[i] = name[i];
   return properties;
 }
+
+/* Names a device allocation to another process (CUDA's cudaIpcMemHandle_t is as
+ * large); its bytes are the driver's business and travel as they are. */
+#define TFL_IPC_HANDLE_BYTES 64
+typedef struct {
+  unsigned char bytes[TFL_IPC_HANDLE_BYTES];
+} tflIpcMemHandle;
+
+/* What a device can do beyond the core ABI (device_capabilities). */
+#define TFL_CAP_IPC_MEMORY (1u << 0) /* the ipc_* calls share memory between processes */
 
 /* A strided view of device memory. */
 typedef struct {
@@ -135,6 +145,22 @@ typedef struct {
    * fallback there: float64 on an OpenCL GPU without cl_khr_fp64 is the case.
    * TFL_ALL_DTYPES for a device that computes whatever its spec says. */
   uint32_t (*device_dtypes)(int32_t device);
+  /* TFL_CAP_* bits of `device`. */
+  uint32_t (*device_capabilities)(int32_t device);
+  /* Device memory shared between processes (TFL_CAP_IPC_MEMORY; a driver without it
+   * fails each call, and last_error_detail says why).
+   * get: the handle of the allocation starting at `ptr` (a `malloc` result; the
+   *   runtime shares whole caching-allocator segments, after synchronizing the
+   *   device so that the bytes are final).
+   * open: maps another process's handle into `device`'s memory; *bytes is the
+   *   allocation's size (0 where the driver cannot tell). Opened memory is device memory like any other, except that
+   *   `free` refuses it and `get` refuses to share it on.
+   * close: unmaps memory from open. Whether it stays valid after the producer frees
+   *   the allocation is the driver's business; the runtime keeps a shared block
+   *   allocated until every consumer has released it. */
+  tflStatus (*ipc_get_mem_handle)(void* ptr, tflIpcMemHandle* handle);
+  tflStatus (*ipc_open_mem_handle)(int32_t device, const tflIpcMemHandle* handle, void** ptr, size_t* bytes);
+  tflStatus (*ipc_close_mem_handle)(void* ptr);
 } TflDriver;
 
 #define TFL_ALL_DTYPES ((1u << (TFL_DTYPE_COMPLEX128 + 1)) - 1u)
@@ -150,7 +176,8 @@ typedef struct {
         stream_query, event_create, event_destroy, event_record, event_query, event_synchronize,           \
         stream_wait_event, event_elapsed_ms, memcpy_h2d, memcpy_d2h, memcpy_d2d, copy_strided,             \
         status_string, last_error_detail, status_is_out_of_memory, memcpy_h2d_sync, busy_time,             \
-        memcpy_h2d_pinned, driver_counters, device_dtypes                                                  \
+        memcpy_h2d_pinned, driver_counters, device_dtypes, device_capabilities, ipc_get_mem_handle,        \
+        ipc_open_mem_handle, ipc_close_mem_handle                                                          \
   }
 
 /* Implemented by each vendor library. */

@@ -273,6 +273,13 @@ def empty_cache() -> None:
     _lib().call("tfl_empty_cache")
 
 
+def ipc_collect() -> int:
+    """torch.cuda.ipc_collect: frees the memory of tensors sent to other processes
+    that this process has freed and every receiver has released; returns how many."""
+    _lazy_init()
+    return torch.ops.torch_fl._ipc_collect()
+
+
 def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
     free, total = ctypes.c_uint64(), ctypes.c_uint64()
     _lib().call("tfl_memory_info", _index(device), ctypes.byref(free), ctypes.byref(total))

@@ -88,6 +88,22 @@ mluRet_t mluDeviceGetBusyTime(int device, uint64_t* busy_us, uint64_t* uptime_us
 
 int mluPointerDevice(const void* ptr) { return chip().device_owning(ptr); }
 
+mluRet_t mluIpcGetMemHandle(mluIpcMemHandle_t* handle, void* ptr) {
+  torch_fl::sim::SharedPagesHandle shared{};
+  const mluRet_t ret = report("mluIpcGetMemHandle", torch_fl::sim::ipc_get(chip(), ptr, &shared));
+  if (ret == MLU_RET_SUCCESS) *handle = torch_fl::sim::to_api_handle<mluIpcMemHandle_t>(shared);
+  return ret;
+}
+
+mluRet_t mluIpcOpenMemHandle(int device, void** ptr, size_t* bytes, mluIpcMemHandle_t handle) {
+  return report("mluIpcOpenMemHandle",
+                torch_fl::sim::ipc_open(chip(), device, torch_fl::sim::from_api_handle(handle), ptr, bytes));
+}
+
+mluRet_t mluIpcCloseMemHandle(void* ptr) {
+  return report("mluIpcCloseMemHandle", torch_fl::sim::ipc_close(chip(), ptr));
+}
+
 mluRet_t mluQueueCreate(int device, int priority, mluQueue_t* queue) {
   if (!chip().arena(device)) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluQueueCreate: device " + std::to_string(device));
   *queue = new mluQueue_{{chip().new_queue(device, priority)}};

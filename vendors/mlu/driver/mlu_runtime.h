@@ -78,6 +78,20 @@ mluRet_t mluNotifierWait(mluNotifier_t notifier);
 mluRet_t mluQueueWaitNotifier(mluQueue_t queue, mluNotifier_t notifier);
 mluRet_t mluNotifierElapsedTime(mluNotifier_t start, mluNotifier_t end, float* ms);
 
+/* Device memory shared between processes. The handle names a whole allocation
+ * (from its start; every MLU allocation is whole 64 KiB units of its own).
+ * Another process opens it on the same device; the opened memory is freed with
+ * mluIpcCloseMemHandle, not mluFree, and cannot be shared on. It stays valid
+ * after the producer exits; what the producer writes there after freeing it is
+ * seen, so the producer keeps it allocated while it is opened. */
+#define MLU_IPC_HANDLE_SIZE 64
+typedef struct {
+  unsigned char reserved[MLU_IPC_HANDLE_SIZE];
+} mluIpcMemHandle_t;
+mluRet_t mluIpcGetMemHandle(mluIpcMemHandle_t* handle, void* ptr);
+mluRet_t mluIpcOpenMemHandle(int device, void** ptr, size_t* bytes, mluIpcMemHandle_t handle);
+mluRet_t mluIpcCloseMemHandle(void* ptr);
+
 mluRet_t mluMemcpyAsync(void* dst, const void* src, size_t bytes, mluQueue_t queue, mluMemcpyDirection_t dir);
 /* Ordered on `queue`; returns when the copy is done (host memory is read in place). */
 mluRet_t mluMemcpy(void* dst, const void* src, size_t bytes, mluQueue_t queue, mluMemcpyDirection_t dir);

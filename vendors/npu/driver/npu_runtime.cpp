@@ -104,6 +104,22 @@ npuError npurtGetDeviceUtilization(npurtUtilization* utilization) {
                 torch_fl::sim::busy_time_ns(chip(), current_device, &utilization->busyNs, &utilization->uptimeNs));
 }
 
+npuError npurtIpcGetMemHandle(npurtIpcMemHandle* handle, void* ptr) {
+  torch_fl::sim::SharedPagesHandle shared{};
+  const npuError error = report("npurtIpcGetMemHandle", torch_fl::sim::ipc_get(chip(), ptr, &shared));
+  if (error == NPU_SUCCESS) *handle = torch_fl::sim::to_api_handle<npurtIpcMemHandle>(shared);
+  return error;
+}
+
+npuError npurtIpcOpenMemHandle(void** ptr, size_t* size, const npurtIpcMemHandle* handle) {
+  return report("npurtIpcOpenMemHandle",
+                torch_fl::sim::ipc_open(chip(), current_device, torch_fl::sim::from_api_handle(*handle), ptr, size));
+}
+
+npuError npurtIpcCloseMemHandle(void* ptr) {
+  return report("npurtIpcCloseMemHandle", torch_fl::sim::ipc_close(chip(), ptr));
+}
+
 npuError npurtPointerGetDevice(const void* ptr, int32_t* device) {
   *device = chip().device_owning(ptr);
   return *device < 0 ? fail(NPU_ERROR_INVALID_ADDRESS, "npurtPointerGetDevice: not device memory") : NPU_SUCCESS;

@@ -92,6 +92,19 @@ npuError npurtStreamWaitEvent(npurtStream stream, npurtEvent event);
 npuError npurtEventElapsedTime(float* ms, npurtEvent start, npurtEvent end);
 
 /* Ordered on `stream`; a host source may be reused on return. */
+/* Device memory shared between processes: npurtIpcGetMemHandle names a whole
+ * allocation of 1 MiB or more (smaller ones share pages with their neighbours:
+ * NPU_ERROR_INVALID_ADDRESS); another process opens it on its current device, and
+ * frees it with npurtIpcCloseMemHandle. Opened memory cannot be shared on, and
+ * stays valid after the producer exits; the producer keeps it allocated while it
+ * is opened (what it writes there after freeing it is seen). */
+typedef struct {
+  uint8_t data[64];
+} npurtIpcMemHandle;
+npuError npurtIpcGetMemHandle(npurtIpcMemHandle* handle, void* ptr);
+npuError npurtIpcOpenMemHandle(void** ptr, size_t* size, const npurtIpcMemHandle* handle);
+npuError npurtIpcCloseMemHandle(void* ptr);
+
 npuError npurtMemcpyAsync(void* dst, size_t dest_max, const void* src, size_t count, npurtMemcpyKind kind,
                           npurtStream stream);
 /* Ordered on `stream`; returns when the copy is done (a host source is read in place). */
