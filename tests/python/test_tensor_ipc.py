@@ -90,6 +90,24 @@ def test_a_tensor_sent_back_to_its_producer_is_its_own_storage(ipc_device):
     assert getattr(torch, ipc_device.type).ipc_collect() == 0  # released when it came back: nothing waits
 
 
+def test_a_tensor_in_a_private_format_is_shared_in_its_public_layout(ipc_device):
+    """The NPU keeps a conv's result in NC1HWC0; the receiver's view describes the
+    public layout, so that is what is shared."""
+    from torch_fl.formats import storage_format
+
+    conv = torch.nn.Conv2d(3, 16, 3)
+    x = torch.randn(2, 3, 8, 8)
+    with torch.no_grad():
+        expected = conv(x)
+        y = conv.to(ipc_device)(x.to(ipc_device))
+    private = storage_format(y)  # read before anything converts it
+    received = pickle.loads(ForkingPickler.dumps(y))
+    assert storage_format(y) is None, f"sent in {private}"
+    torch.testing.assert_close(received.cpu(), expected, atol=1e-5, rtol=1e-5)
+    if private is None:
+        pytest.skip(f"the {ipc_device.type} spec keeps no private format for conv2d; checked the public path only")
+
+
 def test_device_events_are_not_pickled(device):
     event = torch.Event(device=device)
     with pytest.raises(RuntimeError, match=f"{device.type} events cannot be shared between processes"):

@@ -32,6 +32,8 @@ from multiprocessing.reduction import ForkingPickler
 import torch
 from torch.multiprocessing.reductions import reduce_tensor
 
+from .formats import make_public
+
 _warned = False
 
 
@@ -84,10 +86,14 @@ def _reduce(device_type: str):
             raise RuntimeError(
                 f"cannot send a non-leaf {device_type} tensor that requires grad to another process: autograd does "
                 "not cross process boundaries; call .detach() on it first")
+        reason = _by_value_reason(tensor)
+        if reason is None:
+            # A storage in a vendor's private format (the NPU's NC1HWC0 after a conv)
+            # is shared in the public layout; its metadata then names no format.
+            make_public(tensor)
         view = (tensor.dtype, tensor.storage_offset(), tuple(tensor.size()), tensor.stride(),
                 torch._utils.get_tensor_metadata(tensor), tensor.requires_grad,
                 isinstance(tensor, torch.nn.Parameter))
-        reason = _by_value_reason(tensor)
         if reason is None:
             record = torch.ops.torch_fl._ipc_share(tensor)  # synchronizes the device: the bytes are final
             return _rebuild_shared_tensor, (record.numpy().tobytes(), str(tensor.device), *view)
