@@ -402,6 +402,7 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
         std::lock_guard<std::mutex> lock(cache.mutex);
         cache.stats.alloc_retries += 1;
       }
+      collect_sent_storages();  // blocks every receiver has released since the last send
       release_free_segments(device);
       status = driver().malloc(device, segment, &ptr);
       if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status) && segment > size) {

@@ -75,6 +75,9 @@ void forget_slots(const SentStorage& sent) {
 }
 
 void sent_deleter(void* context) {
+  // A child forked from the producer frees what it inherited: the slots are the
+  // parent's, and so is the block. Leaked in the child.
+  if (in_bad_fork()) return;
   auto* sent = static_cast<SentStorage*>(context);
   {
     std::lock_guard<std::mutex> lock(ipc_mutex());
@@ -119,6 +122,9 @@ void release_import(const ImportKey& key) {
 }
 
 void received_deleter(void* context) {
+  // A child forked from the consumer: releasing the parent's slot would let the
+  // producer reuse memory the parent still reads. Leaked in the child.
+  if (in_bad_fork()) return;
   std::unique_ptr<ReceivedStorage> received(static_cast<ReceivedStorage*>(context));
   // The producer may reuse the block once released: this process's work on it
   // must be over first.
@@ -158,13 +164,19 @@ at::Tensor ipc_share(const at::Tensor& self) {
   TORCH_CHECK(ipc_supported(device), "[", driver().vendor, "] ", device_name(),
               " memory cannot be shared between processes (the driver lacks TFL_CAP_IPC_MEMORY)");
   c10::StorageImpl* storage = self.storage().unsafeGetStorageImpl();
+  collect_sent_storages();
+  // The bytes are final when sent (CUDA sends an event instead). Not under the
+  // lock: a task finishing meanwhile may free a sent storage, whose deleter takes it.
+  synchronize_device(device);
+
+  // Under the lock from the first look at the DataPtr: another thread's first send
+  // of the same storage (one tensor put on two queues) swaps it.
+  std::lock_guard<std::mutex> lock(ipc_mutex());
   TORCH_CHECK(storage->data_ptr().get_deleter() != &received_deleter, "[", driver().vendor, "] a ", device_name(),
               " tensor received from another process cannot be sent on; clone it first");
-  collect_sent_storages();
   const std::optional<SegmentOfBlock> segment = segment_of(allocator_data_ptr(storage->data_ptr()));
   TORCH_CHECK(segment.has_value(), "[", driver().vendor, "] this ", device_name(),
               " storage is not a block of the caching allocator (a private layout, or empty), so it cannot be shared");
-  synchronize_device(device);  // the bytes are final when sent (CUDA sends an event instead)
   SentRecord record{};
   record.magic = kRecordMagic;
   std::strncpy(record.vendor, driver().vendor, sizeof record.vendor - 1);
@@ -173,13 +185,25 @@ at::Tensor ipc_share(const at::Tensor& self) {
   record.segment_bytes = segment->size;
   record.offset = segment->offset;
   record.storage_bytes = storage->nbytes();
-  record.slot = take_slot();
 
-  std::lock_guard<std::mutex> lock(ipc_mutex());
   SentStorage* sent = nullptr;
   if (storage->data_ptr().get_deleter() == &sent_deleter) {
     sent = static_cast<SentStorage*>(storage->data_ptr().get_context());
-  } else {  // the first send: the storage's DataPtr now wraps the allocator's
+    // A storage sent every step: the slots of its earlier sends that were
+    // released are free again, or it would hold one per send.
+    std::vector<int32_t> still_used;
+    for (int32_t slot : sent->slots) {
+      if (slot_done(slot)) {
+        sent_by_slot().erase(slot);
+        free_slot(slot);
+      } else {
+        still_used.push_back(slot);
+      }
+    }
+    sent->slots.swap(still_used);
+  }
+  record.slot = take_slot();
+  if (sent == nullptr) {  // the first send: the storage's DataPtr now wraps the allocator's
     sent = new SentStorage();
     void* data = storage->data_ptr().get();
     sent->block = storage->set_data_ptr(c10::DataPtr(data, sent, &sent_deleter, storage->device()));
@@ -203,15 +227,18 @@ at::Tensor ipc_open(const at::Tensor& record_bytes, int64_t device) {
   check_device_index(static_cast<c10::DeviceIndex>(device));
 
   if (record.slot.pid == static_cast<int32_t>(getpid())) {  // back at its producer: the storage itself
-    c10::intrusive_ptr<c10::StorageImpl> storage;
+    c10::weak_intrusive_ptr<c10::StorageImpl> sent(c10::intrusive_ptr<c10::StorageImpl>{});
     {
       std::lock_guard<std::mutex> lock(ipc_mutex());
       auto found = sent_by_slot().find(record.slot.index);
-      if (found != sent_by_slot().end()) storage = found->second.lock();
+      if (found != sent_by_slot().end()) sent = found->second;
     }
+    // Outside the lock: locking a weak pointer may take the GIL, which a thread
+    // freeing the storage (and so waiting for the lock in sent_deleter) holds.
+    c10::intrusive_ptr<c10::StorageImpl> storage = sent.lock();
+    remote_slot(record.slot).store(kSlotReleased);  // this send holds the block no longer
     TORCH_CHECK(storage, "[", driver().vendor, "] a ", device_name(),
                 " tensor this process sent was freed before it came back");
-    remote_slot(record.slot).store(kSlotReleased);  // this send holds the block no longer
     return bytes_of(std::move(storage));
   }
 
@@ -271,6 +298,7 @@ const c10::DataPtr& allocator_data_ptr(const c10::DataPtr& data) {
 }
 
 int64_t collect_sent_storages() {
+  if (in_bad_fork()) return 0;  // the limbo is the parent's
   std::vector<SentStorage*> done;
   {
     std::lock_guard<std::mutex> lock(ipc_mutex());

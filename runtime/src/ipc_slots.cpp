@@ -44,6 +44,7 @@ SlotFile& my_file() {
     created->inode = static_cast<uint64_t>(status.st_ino);
     void* mapped = mmap(nullptr, kFileBytes, PROT_READ | PROT_WRITE, MAP_SHARED, created->fd, 0);
     TORCH_CHECK(mapped != MAP_FAILED, "torch_fl: mapping the IPC counters failed: ", std::strerror(errno));
+    madvise(mapped, kFileBytes, MADV_DONTFORK);  // a forked child must not write the parent's counters
     created->slots = static_cast<std::atomic<int32_t>*>(mapped);  // zero-filled: every slot free
     return created;
   }();
@@ -96,6 +97,7 @@ std::atomic<int32_t>& remote_slot(const SlotAddress& address) {
       TORCH_CHECK(false, "torch_fl: cannot open the IPC counters of process ", address.pid, " (", path, "): ",
                   same ? std::strerror(error) : "the process that sent this tensor has exited");
     }
+    madvise(view, kFileBytes, MADV_DONTFORK);
     slots = static_cast<std::atomic<int32_t>*>(view);
   }
   return slots[address.index];

@@ -1,6 +1,8 @@
 """The producer/consumer scenario of test_tensor_ipc.py, as a script: spawned
 children re-import __main__ from a file. Run as `ipc_script.py <device type>`;
 prints one line per checked step and "ok" at the end."""
+import gc
+import os
 import sys
 from multiprocessing.reduction import ForkingPickler
 
@@ -34,8 +36,18 @@ def consumer(inbox, outbox):
         outbox.put(str(error))
     del base, view
 
-    # The producer frees its tensor and allocates more while this one holds it.
+    # The producer frees its tensor and allocates more while this one holds it,
+    # and a child forked from this one drops its inherited reference (which must
+    # release nothing: this process still reads it).
     held = inbox.get(timeout=TIMEOUT)
+    child = os.fork()
+    if child == 0:
+        del held
+        gc.collect()
+        os._exit(0)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, status
+    outbox.put("forked")
     assert inbox.get(timeout=TIMEOUT) == "check"
     outbox.put(held.cpu().tolist())
     del held
@@ -71,6 +83,8 @@ def main():
     small = torch.full((256,), 7.0, device=f"{DEVICE}:0")
     inbox.put(small)
     del small  # freed here while the consumer holds it: the block waits in limbo
+    assert outbox.get(timeout=TIMEOUT) == "forked"
+    assert module.ipc_collect() == 0, "released by the consumer's forked child"
     others = [torch.zeros(256, device=f"{DEVICE}:0") for _ in range(64)]  # would reuse a freed block
     torch.accelerator.synchronize()
     inbox.put("check")

@@ -90,6 +90,42 @@ def test_a_tensor_sent_back_to_its_producer_is_its_own_storage(ipc_device):
     assert getattr(torch, ipc_device.type).ipc_collect() == 0  # released when it came back: nothing waits
 
 
+def test_a_tensor_sent_every_step_does_not_run_out_of_slots(ipc_device):
+    """Each send takes a slot in a file of 16384; the released ones of a storage
+    that lives on (a weight sent every step) are taken back at its next send."""
+    weight = torch.ones(16, device=ipc_device)
+    for _ in range(16384 + 100):
+        received = pickle.loads(ForkingPickler.dumps(weight))  # back at its producer: released at once
+    assert received.untyped_storage().data_ptr() == weight.untyped_storage().data_ptr()
+
+
+def test_threads_sending_one_tensor_at_once_agree(ipc_device):
+    """One tensor put on several queues is pickled by each queue's feeder thread at
+    once: the first send's swap of its DataPtr must not be seen half done."""
+    import threading
+
+    for _ in range(200):
+        tensor = torch.arange(64.0, device=ipc_device)
+        start = threading.Barrier(3)
+        sent, errors = [], []
+
+        def send():
+            start.wait()
+            try:
+                sent.append(ForkingPickler.dumps(tensor))
+            except RuntimeError as error:
+                errors.append(str(error))
+
+        threads = [threading.Thread(target=send) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors, errors[0]
+        for record in sent:  # received here, so their slots are released
+            assert pickle.loads(record).untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+
+
 def test_a_tensor_in_a_private_format_is_shared_in_its_public_layout(ipc_device):
     """The NPU keeps a conv's result in NC1HWC0; the receiver's view describes the
     public layout, so that is what is shared."""
