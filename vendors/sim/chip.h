@@ -24,11 +24,6 @@ struct ChipConfig {
   size_t alignment = 512;  // every allocation's address is a multiple of this
 };
 
-// Allocations of this size or more (the caching allocator's segments) get whole
-// pages of their own, so that they can be shared with another process without
-// exposing a neighbour's bytes (shared_pages.h).
-constexpr size_t kShareableAllocationBytes = size_t{1} << 20;
-
 // The accepted ranges of the environment settings.
 constexpr size_t kMaxDevices = 64;
 constexpr size_t kMaxMemoryMb = size_t{1} << 20;  // 1 TiB of address space per device

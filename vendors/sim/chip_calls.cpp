@@ -25,7 +25,9 @@ Outcome device_count(const Chip& chip, int* count) {
 Outcome allocate(const Chip& chip, int device, size_t bytes, void** ptr) {
   DeviceArena* arena = chip.arena(device);
   if (!arena) return no_device(device);
-  *ptr = bytes >= kShareableAllocationBytes ? arena->allocate_pages(bytes) : arena->allocate(bytes);
+  // Not page-aligned for sharing: the pages around an allocation are shared instead
+  // (shared_pages.h).
+  *ptr = arena->allocate(bytes);
   if (!*ptr) return {Failure::kOutOfMemory, chip.out_of_memory_detail(device, bytes)};
   return {};
 }

@@ -58,16 +58,14 @@ enum class CopyKind { kHostToDevice, kPinnedHostToDevice, kDeviceToHost, kDevice
 
 // The devices the environment configured, or why it configured none.
 Outcome device_count(const Chip& chip, int* count);
-// An invalid device's detail is "device <n>". Allocations of
-// kShareableAllocationBytes or more get whole pages, so that they can be shared.
+// An invalid device's detail is "device <n>".
 Outcome allocate(const Chip& chip, int device, size_t bytes, void** ptr);
 // nullptr is a no-op, as with free(). Memory opened from another process is
 // refused: it is closed with the IPC close call.
 Outcome release(const Chip& chip, void* ptr);
 
 // Memory shared between processes (CUDA's IPC memory handles; shared_pages.h).
-// get: ptr is the start of a page-aligned allocation (kShareableAllocationBytes
-// or more always is). open: maps another process's handle into `device`'s
+// get: ptr is the start of a live allocation. open: maps another process's handle into `device`'s
 // memory. close: unmaps what open returned.
 Outcome ipc_get(const Chip& chip, void* ptr, SharedPagesHandle* handle);
 Outcome ipc_open(const Chip& chip, int device, const SharedPagesHandle& handle, void** ptr, size_t* bytes);

@@ -12,15 +12,22 @@ namespace {
 
 std::string system_error(const char* what, int error) { return std::string(what) + ": " + std::strerror(error); }
 
+size_t page_size() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+// The handle's offset and bytes name the allocation exactly; what is mapped is
+// the whole pages around it, so a consumer also sees the bytes of neighbours on
+// its first and last page (CUDA maps at 2 MiB granules, with the same effect).
+uint64_t first_page(uint64_t offset) { return offset / page_size() * page_size(); }
+uint64_t mapped_bytes(uint64_t offset, uint64_t bytes) {
+  const uint64_t end = offset + bytes;
+  return (end + page_size() - 1) / page_size() * page_size() - first_page(offset);
+}
+
 }  // namespace
 
 std::string SharedPages::share(void* ptr, SharedPagesHandle* handle) const {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t bytes = arena_.allocation_size(ptr);
   if (bytes == 0) return "not the start of a live device allocation";
-  if (reinterpret_cast<uintptr_t>(ptr) % page != 0 || bytes % page != 0) {
-    return "the allocation is not page-aligned (a caching-allocator segment is)";
-  }
   if (is_opened(ptr)) return "memory opened from another process cannot be shared on";
   *handle = SharedPagesHandle{kSharedPagesMagic, chip_,        device_, static_cast<int32_t>(getpid()), arena_.fd(), 0,
                               arena_.inode(),    arena_.offset_of(ptr), bytes};
@@ -46,21 +53,23 @@ std::string SharedPages::open(const SharedPagesHandle& handle, void** ptr, size_
     ::close(fd);
     return "the producing process (pid " + std::to_string(handle.pid) + ") is gone";
   }
-  void* hole = arena_.allocate_pages(handle.bytes);
+  const uint64_t mapped = mapped_bytes(handle.offset, handle.bytes);
+  void* hole = arena_.allocate_pages(mapped);
   if (hole == nullptr) {
     ::close(fd);
     if (out_of_memory) *out_of_memory = true;
-    return "out of memory: no room for " + std::to_string(handle.bytes) + " bytes of shared memory";
+    return "out of memory: no room for " + std::to_string(mapped) + " bytes of shared memory";
   }
-  const int error = arena_.map_over(hole, handle.bytes, fd, handle.offset);
+  const int error = arena_.map_over(hole, mapped, fd, first_page(handle.offset));
   ::close(fd);  // the mapping keeps the memfd alive
   if (error != 0) {
     arena_.release(hole);
     return system_error("mmap", error);
   }
+  void* opened = static_cast<uint8_t*>(hole) + (handle.offset - first_page(handle.offset));
   std::lock_guard<std::mutex> lock(mutex_);
-  opened_.emplace(hole, handle.bytes);
-  *ptr = hole;
+  opened_.emplace(opened, mapped);
+  *ptr = opened;
   *bytes = handle.bytes;
   return "";
 }
@@ -69,10 +78,11 @@ std::string SharedPages::close(void* ptr) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = opened_.find(ptr);
   if (found == opened_.end()) return "not memory opened from another process";
-  if (const int error = arena_.map_over(ptr, found->second, /*fd=*/-1, 0)) {
+  void* hole = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(ptr) / page_size() * page_size());
+  if (const int error = arena_.map_over(hole, found->second, /*fd=*/-1, 0)) {
     return system_error("mmap this arena's memory back over opened memory", error);
   }
-  arena_.release(ptr);
+  arena_.release(hole);
   opened_.erase(found);
   return "";
 }

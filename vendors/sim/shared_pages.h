@@ -13,8 +13,11 @@
 // reuses is seen by the consumer (the runtime keeps a sent block allocated until
 // every consumer has released it).
 //
-// Only page-aligned allocations are shared (allocate_pages; the caching
-// allocator's segments are), so a handle never exposes a neighbour's bytes.
+// The handle names the allocation exactly; the consumer maps the whole pages it
+// lies on, so a neighbour's bytes on its first and last page are visible too
+// (CUDA maps at 2 MiB granules, with the same effect). Allocations are not
+// page-aligned for sharing: page-aligned segments changed the npu's acos results
+// in conformance.
 #pragma once
 
 #include <cstddef>
@@ -38,8 +41,8 @@ struct SharedPagesHandle {
   int32_t fd;          // its arena's memfd, in the producer's fd table
   int32_t unused;
   uint64_t inode;      // the memfd's inode: a reused pid or fd does not match
-  uint64_t offset;     // the allocation's place in the memfd (whole pages)
-  uint64_t bytes;      // the allocation's size (whole pages)
+  uint64_t offset;     // the allocation's place in the memfd
+  uint64_t bytes;      // the allocation's size
 };
 constexpr uint64_t kSharedPagesMagic = 0x7466'6c5f'7368'7232ULL;  // "tfl_shr2"
 

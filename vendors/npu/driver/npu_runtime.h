@@ -93,8 +93,8 @@ npuError npurtEventElapsedTime(float* ms, npurtEvent start, npurtEvent end);
 
 /* Ordered on `stream`; a host source may be reused on return. */
 /* Device memory shared between processes: npurtIpcGetMemHandle names a whole
- * allocation of 1 MiB or more (smaller ones share pages with their neighbours:
- * NPU_ERROR_INVALID_ADDRESS); another process opens it on its current device, and
+ * allocation (from its start; the pages it lies on are mapped, so a neighbour's
+ * bytes on them are visible too); another process opens it on its current device, and
  * frees it with npurtIpcCloseMemHandle. Opened memory cannot be shared on, and
  * stays valid after the producer exits; the producer keeps it allocated while it
  * is opened (what it writes there after freeing it is seen). */
