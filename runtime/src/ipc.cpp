@@ -94,7 +94,6 @@ void sent_deleter(void* context) {
 // it closes it.
 struct Import {
   void* ptr = nullptr;
-  c10::DeviceIndex device = 0;
   int users = 0;
 };
 using ImportKey = std::string;  // the handle's bytes and the device
@@ -259,7 +258,6 @@ at::Tensor ipc_open(const at::Tensor& record_bytes, int64_t device) {
         TORCH_CHECK(false, "[", driver().vendor, "] the shared segment has ", bytes, " bytes; the sender had ",
                     record.segment_bytes);
       }
-      import.device = static_cast<c10::DeviceIndex>(device);
     }
     import.users += 1;
     base = import.ptr;

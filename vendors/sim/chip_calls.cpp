@@ -36,14 +36,10 @@ Outcome release(const Chip& chip, void* ptr) {
   if (!ptr) return {};
   const int device = chip.device_owning(ptr);
   DeviceArena* arena = chip.arena(device);
-  if (!arena || arena->allocation_size(ptr) == 0) {
-    return {Failure::kInvalidAddress, "pointer is not a live device allocation"};
-  }
-  SharedPages& shared = *chip.shared_pages(device);
-  if (shared.is_opened(ptr)) {
+  if (arena && chip.shared_pages(device)->is_opened(ptr)) {
     return {Failure::kInvalidAddress, "pointer is memory opened from another process: close it with the IPC close call"};
   }
-  arena->release(ptr);
+  if (!arena || !arena->release(ptr)) return {Failure::kInvalidAddress, "pointer is not a live device allocation"};
   return {};
 }
 
