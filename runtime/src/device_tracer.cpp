@@ -72,20 +72,39 @@ void DeviceTracer::give_back(State& s, const TracedWork& work) {
 }
 
 // On a stream of its own, idle, so that the anchor completes as soon as it is
-// recorded; the host clock is read once it has.
+// recorded. The event completed between the host clock's reads before its record
+// and after its wait, so taking the later read makes mapped times late, never early,
+// by at most that window; a host thread woken late (a loaded machine) widens it to
+// milliseconds, so the narrowest of a few tries is kept.
 void DeviceTracer::anchor(State& s, c10::DeviceIndex device) {
+  constexpr int kTries = 5;
+  constexpr int64_t kNarrowEnoughNs = 20'000;
   if (s.anchors.size() <= static_cast<size_t>(device)) s.anchors.resize(device + 1);
   DeviceAnchor& anchor = s.anchors[device];
   if (anchor.event != nullptr) return;
   if (anchor.stream == nullptr) TORCH_FL_DRIVER_CHECK(driver().stream_create(device, 0, &anchor.stream));
-  tflEvent event = take_event(s, device);
-  if (driver().event_record(event, anchor.stream) != TFL_SUCCESS ||
-      driver().event_synchronize(event) != TFL_SUCCESS) {
-    s.free_events[device].push_back(event);
-    TORCH_CHECK(false, "[", driver().vendor, "] profiler: cannot anchor device ", int(device), "'s events");
+  for (int attempt = 0; attempt < kTries; ++attempt) {
+    tflEvent event = take_event(s, device);
+    const int64_t before = c10::getTime();
+    if (driver().event_record(event, anchor.stream) != TFL_SUCCESS ||
+        driver().event_synchronize(event) != TFL_SUCCESS) {
+      s.free_events[device].push_back(event);
+      if (anchor.event != nullptr) s.free_events[device].push_back(anchor.event);
+      anchor.event = nullptr;
+      TORCH_CHECK(false, "[", driver().vendor, "] profiler: cannot anchor device ", int(device), "'s events");
+    }
+    const int64_t after = c10::getTime();
+    const bool narrower = anchor.event == nullptr || after - before < anchor.late_by_at_most_ns;
+    if (narrower) {
+      if (anchor.event != nullptr) s.free_events[device].push_back(anchor.event);
+      anchor.event = event;
+      anchor.host_ns = after;
+      anchor.late_by_at_most_ns = after - before;
+    } else {
+      s.free_events[device].push_back(event);
+    }
+    if (anchor.late_by_at_most_ns <= kNarrowEnoughNs) break;
   }
-  anchor.host_ns = c10::getTime();
-  anchor.event = event;
 }
 
 TracedWork* DeviceTracer::begin(const char* name, const DeviceActivity& activity) noexcept {
@@ -156,6 +175,7 @@ void DeviceTracer::place_on_host_clock(TracedWork& work, const DeviceAnchor& anc
   TORCH_FL_DRIVER_CHECK(driver().event_elapsed_ms(work.start, work.end, &duration_ms));
   work.device_start_ns = anchor.host_ns + static_cast<int64_t>(static_cast<double>(since_anchor_ms) * 1e6);
   work.device_end_ns = work.device_start_ns + std::max<int64_t>(0, static_cast<int64_t>(duration_ms * 1e6));
+  work.late_by_at_most_ns = anchor.late_by_at_most_ns;
 }
 
 std::vector<std::unique_ptr<TracedWork>> DeviceTracer::collect(std::vector<std::string>& errors) {

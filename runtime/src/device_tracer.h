@@ -9,7 +9,7 @@
 // device: recorded on an idle stream of its own and waited for at the first traced
 // work of a session, when the host clock is read. So every driver's events place
 // its work on the host's timeline, with no timestamp call in the driver ABI; the
-// mapped times are late by at most the anchor's wake-up latency.
+// mapped times are late by at most the anchor's wake-up latency, which is kept.
 #pragma once
 
 #include <torch_fl/device_activity.h>
@@ -35,6 +35,7 @@ struct TracedWork {
   tflEvent end = nullptr;     // and after it
   int64_t device_start_ns = 0;  // on the host's clock; set by collect()
   int64_t device_end_ns = 0;
+  int64_t late_by_at_most_ns = 0;  // the device times' error: its anchor's
 };
 
 // A device's anchor: an event of known host time (see above).
@@ -42,6 +43,7 @@ struct DeviceAnchor {
   tflEvent event = nullptr;
   tflStream stream = nullptr;
   int64_t host_ns = 0;
+  int64_t late_by_at_most_ns = 0;  // the event completed within this before host_ns
 };
 
 class DeviceTracer {
