@@ -7,6 +7,12 @@ ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 # each torch's environment, builds and output live: codegen/torch_versions.py.
 TORCH_VERSIONS := python3 $(ROOT)/codegen/torch_versions.py
 DEFAULT_TORCH := $(shell $(TORCH_VERSIONS) default)
+# `make torch-canary TORCH=<release>` names a release the list lacks: the canary tries it
+# in a clone whose list gains it; here the default torch stands.
+ifeq ($(MAKECMDGOALS),torch-canary)
+CANARY_TORCH := $(if $(filter command line environment,$(origin TORCH)),$(TORCH))
+override TORCH := $(DEFAULT_TORCH)
+endif
 TORCH ?= $(DEFAULT_TORCH)
 SUPPORTED_TORCH := $(shell $(TORCH_VERSIONS) list)
 ifeq ($(filter $(TORCH),$(SUPPORTED_TORCH)),)
@@ -29,7 +35,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz fuzz-compositions mutation
+.PHONY: torch-canary test-torchvision setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz fuzz-compositions mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -66,10 +72,11 @@ wheel: backend
 	@ls -1 $(DIST)/torch_fl_$(VENDOR)-*.whl
 
 # Every vendor built first, one after the other (each build uses every core), then
-# the vendors' suites side by side (SUITE_JOBS at a time, default: as many as there
-# are cores): a suite waits on its device queues and on Python, so one vendor's
-# suite alone leaves cores idle. Each vendor's output is printed when its suite ends.
-SUITE_JOBS ?= $(JOBS)
+# the vendors' suites side by side (SUITE_JOBS at a time, default: all of them): a
+# suite waits on its device queues, its subprocesses and Python, so one suite per core
+# still leaves cores idle, and with two at a time on two cores the last long suite ran
+# alone. Each vendor's output is printed when its suite ends.
+SUITE_JOBS ?= $(words $(VENDORS))
 test: setup check-generated test-codegen
 	@for v in $(VENDORS); do $(MAKE) --no-print-directory backend VENDOR=$$v || exit 1; done
 	@$(MAKE) --no-print-directory -j $(SUITE_JOBS) --output-sync=recurse $(addprefix test-suites-,$(VENDORS))
@@ -80,9 +87,9 @@ test-suites-%:
 
 # Unit tests only: the generator's, the conformance tool's rules (tests/conformance;
 # the tool itself, tests/conformance_tool, runs in `make conformance`) and the
-# instruction benchmark's callgrind reader (tests/bench).
+# instruction benchmark's callgrind reader (tests/bench), the release tools of .ci/ (tests/ci).
 test-codegen: setup
-	@$(PYTHON) -m pytest -q tests/codegen tests/conformance tests/bench
+	@$(PYTHON) -m pytest -q tests/codegen tests/conformance tests/bench tests/ci
 
 # The spec front end's fuzz target for longer than the test run's 30 s, with
 # g++ -fsyntax-only on the C++ of accepted hostile specs (tests/codegen/spec_fuzzing.py).
@@ -121,6 +128,13 @@ export TORCH_FL_OPENCL_CACHE_DIR ?= $(HOME)/.cache/torch_fl/opencl
 
 test-python: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/python
+
+# torchvision's ops on the device (a spec's `namespaces: torchvision`), on a release that
+# installs torchvision beside torch (`make test-torchvision TORCH=2.14.1`): CI runs them there
+# while the newest release has no torchvision on the registry. They are in test-python too.
+TORCHVISION_TESTS := tests/python/test_torchvision_ops.py tests/python/test_torchvision_models.py
+test-torchvision: backend
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q $(TORCHVISION_TESTS)
 
 # The vendor's wheel installed into a temporary venv (torch from the cached environment):
 # autoload, its failure modes, the support matrix from the installed package.
@@ -196,6 +210,14 @@ diff-torch:
 		before=$$(yaml $(FROM)) && after=$$(yaml $(TO)) && \
 		$(PYTHON) -m codegen diff-torch "$$before" "$$after" --names $(FROM) $(TO) \
 			--json build/reports/torch_diff_$(FROM)_$(TO).json
+
+# A torch release not yet in .ci/torch_versions, tried as CI would try it once listed:
+# `make torch-canary [TORCH=<release>] [VENDOR=mlu]` (default: the newest on the package
+# index). In a clone of HEAD under build/canary/: setup (installs it), generate, build,
+# the C++ and Python suites, the ATen diff; one report (.ci/torch_canary.py). Not in CI:
+# it downloads.
+torch-canary:
+	@python3 .ci/torch_canary.py --vendor $(VENDOR) $(if $(CANARY_TORCH),--torch $(CANARY_TORCH))
 
 # Lines each vendor wrote (spec, driver, SDK, glue, ABI adapter): the cost of a new chip.
 vendor-lines: setup

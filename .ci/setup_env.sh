@@ -47,8 +47,18 @@ if [ ! -f "$shared_env/.complete" ]; then
   mkdir -p "$cache_root"
   python3 -m venv "$shared_env"
   printf '%s\n' "$requirements" > "$shared_env.requirements.txt"
+  # A machine may cap pip at the torch releases on its disk (a constraint file in pip's
+  # configuration). A listed release above the cap is installed with that file ignored,
+  # for this install only; the configuration is left as it is.
+  pip_cap=()
+  # shellcheck disable=SC2086  # extras: space-separated pins
+  if ! capped_by=$(python3 "$repo/.ci/pip_cap.py" "torch==$torch_version" $extras); then
+    echo "setup: pip's configuration excludes torch $torch_version or its extras (${capped_by//$'\n'/; }):" \
+         "ignored for this environment's install only (PIP_CONSTRAINT=/dev/null)" >&2
+    pip_cap=(env PIP_CONSTRAINT=/dev/null)
+  fi
   # pip's own status decides (its stderr is filtered on the side): a failed install stops here.
-  "$shared_env/bin/pip" install -q -r "$shared_env.requirements.txt" 2> >(grep -v "^WARNING: Location" >&2) \
+  "${pip_cap[@]}" "$shared_env/bin/pip" install -q -r "$shared_env.requirements.txt" 2> >(grep -v "^WARNING: Location" >&2) \
     || { echo "setup: pip could not install requirements.txt (see above)" >&2; exit 1; }
   "$shared_env/bin/python" -c "import torch, jinja2, yaml, pytest, expecttest, deepspeed, transformers, accelerate, pytorch_lightning" \
     || { echo "setup: the shared environment is incomplete" >&2; exit 1; }

@@ -8,6 +8,7 @@ library and is loaded on its own by path as well as imported as codegen.torch_ve
 
     python3 codegen/torch_versions.py default | newest | list
     python3 codegen/torch_versions.py extras|build-root|generated-dir|dist-dir VERSION
+    python3 codegen/torch_versions.py newest-with PACKAGE   # the newest release with torchvision
     python3 codegen/torch_versions.py check VERSION     # exit 2, saying what is supported
 """
 from __future__ import annotations
@@ -59,7 +60,24 @@ def default_version(repo: str = REPO_ROOT) -> str:
 
 
 def newest_version(repo: str = REPO_ROOT) -> str:
-    return max((r.version for r in releases(repo)), key=lambda v: tuple(int(p) for p in v.split(".")))
+    return max((r.version for r in releases(repo)), key=_release_key)
+
+
+def _release_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in public_version(version).split("."))
+
+
+def newest_with(package: str, repo: str = REPO_ROOT) -> str:
+    """The newest listed release installing `package` beside torch (torchvision), or ''.
+    CI tests that package's ops there when the newest release has none yet."""
+    having = [r.version for r in releases(repo) if any(_requirement_name(e) == package for e in r.extras)]
+    return max(having, key=_release_key, default="")
+
+
+def _requirement_name(requirement: str) -> str:
+    for separator in ("==", ">=", "<=", "~=", "!=", "<", ">", "["):
+        requirement = requirement.split(separator, 1)[0]
+    return requirement.strip().lower()
 
 
 def release(version: str, repo: str = REPO_ROOT) -> TorchRelease:
@@ -95,7 +113,8 @@ def dist_dir(version: str, repo: str = REPO_ROOT) -> str:
 _QUERIES = {"default": default_version, "newest": newest_version,
             "list": lambda: " ".join(r.version for r in releases())}
 _PER_VERSION = {"extras": lambda v: " ".join(release(v).extras), "build-root": build_root,
-                "generated-dir": generated_dir, "dist-dir": dist_dir, "check": lambda v: release(v).version}
+                "generated-dir": generated_dir, "dist-dir": dist_dir, "check": lambda v: release(v).version,
+                "newest-with": newest_with}
 
 
 def main(argv: list[str]) -> int:

@@ -30,6 +30,15 @@ def test_the_file_is_read_in_order_with_its_extras(repo):
     assert torch_versions.newest_version(repo) == "2.14.1"  # by release number, not by line
 
 
+def test_the_newest_release_with_a_package_is_found_by_the_package_name(repo):
+    assert torch_versions.newest_with("torchvision", repo) == "2.14.1"
+    assert torch_versions.newest_with("extra", repo) == "2.14.1"
+    assert torch_versions.newest_with("torch", repo) == ""  # torch itself is no extra
+    with open(os.path.join(repo, ".ci", "torch_versions"), "a") as f:
+        f.write("2.10.0 | TorchVision>=0.25 | an older one\n2.15.0 | - | newer, without it\n")
+    assert torch_versions.newest_with("torchvision", repo) == "2.14.1"  # not the newest line, nor 2.15.0
+
+
 def test_the_default_torch_builds_under_build_and_its_output_is_the_committed_generated(repo):
     assert torch_versions.build_root("2.13.0+cpu", repo) == os.path.join(repo, "build")
     assert torch_versions.generated_dir("2.13.0", repo) == os.path.join(repo, "generated")

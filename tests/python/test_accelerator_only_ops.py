@@ -48,7 +48,7 @@ NOT_REACHED = {
         "_sparse_semi_structured_apply", "_sparse_semi_structured_apply_dense", "_sparse_semi_structured_linear",
         "_sparse_semi_structured_mm", "_sparse_semi_structured_addmm", "_to_sparse_semi_structured",
         "_mixed_dtypes_linear", "_scaled_grouped_mm", "_scaled_grouped_mm_v2", "_scaled_grouped_mm_v2.out",
-        "_scaled_mm_v2", "_scaled_mm_v2.out",
+        "_scaled_mm_v2", "_scaled_mm_v2.out", "_scaled_addmm.out",
         "_philox_key_split",
         "_philox_key_fold_in", "_philox_normal_", "_philox_uniform_",
     ],
@@ -60,7 +60,8 @@ NOT_REACHED = {
 # them (read off each release's native_functions.yaml and dispatcher: 2.11 has the
 # _scaled_mm_v2 pair CUDA-only and lacks the philox ops and the in-place flash forward; 2.14
 # added _scaled_grouped_mm_v2.out and gave the philox ops and _scaled_grouped_mm_v2 CPU
-# kernels, which the CPU fallback then runs).
+# kernels, which the CPU fallback then runs; 2.15 added the fp8 _scaled_addmm, whose
+# functional and in-place forms delegate to a CUDA-only .out).
 ACCELERATOR_ONLY_IN = {
     "_scaled_mm_v2": ((0, 0), (2, 13)), "_scaled_mm_v2.out": ((0, 0), (2, 13)),
     "_flash_attention_forward_no_dropout_inplace": ((2, 13), (99, 0)),
@@ -68,6 +69,7 @@ ACCELERATOR_ONLY_IN = {
                                               "_philox_uniform_")},
     "_scaled_grouped_mm_v2": ((0, 0), (2, 14)),
     "_scaled_grouped_mm_v2.out": ((2, 14), (99, 0)),
+    "_scaled_addmm.out": ((2, 15), (99, 0)),
 }
 
 

@@ -16,6 +16,7 @@ import torch._dynamo
 
 import models
 import torch_fl
+import torch_fl.compiler
 from torch_fl import demo
 
 
@@ -149,6 +150,27 @@ def test_registration_does_not_depend_on_import_order_and_costs_no_import(device
     imports it, before or after torch_fl."""
     script = REGISTRATION_ORDER.format(first=first, dynamo_expected="torch._dynamo" in first)
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "RESULT 9.0" in run.stdout
+
+
+INDUCTOR_HOOK = """
+import torch, torch_fl
+from torch._inductor.codegen import common
+import torch._inductor.graph  # where older releases get the backend registered
+dev = torch_fl.device().type
+assert torch.get_device_module(dev)._inductor_backend_init is not None
+assert common.get_scheduling_for_device(dev) is None, "registered before Inductor asked"
+f = torch.compile(lambda t: (t * 2 + 1).relu().sum(), mode="lite", fullgraph=True)
+print("RESULT", f(torch.ones(3, device=dev)).item())
+assert common.get_scheduling_for_device(dev) is not None
+"""
+
+
+@pytest.mark.skipif(not torch_fl.compiler.inductor_asks_the_device_module(),
+                    reason=f"torch {torch.__version__}'s Inductor has no _inductor_backend_init hook (2.15 added it)")
+def test_inductor_registers_the_device_through_its_hook_at_the_first_compile(device):
+    run = subprocess.run([sys.executable, "-c", INDUCTOR_HOOK], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "RESULT 9.0" in run.stdout
 

@@ -36,6 +36,8 @@ EXCEPTIONS: dict[str, str] = {
                     "graph-safe RNG: read for types given to register_graphsafe_rng_device_type only"),
     "sparse": "hasattr-guarded: legacy typed sparse tensor classes (torch.cuda.sparse.FloatTensor)",
     "_utils": "hasattr-guarded: torch.load parses '<device>:N' itself without _utils._get_device_index",
+    **dict.fromkeys(("MemPool", "use_mem_pool"),
+                    "symmetric memory's allocation pools (torch >= 2.15): its ops run on CUDA devices only"),
     "_lazy_call": "hasattr-guarded (torch >= 2.14): without it the callable runs at once, as it should "
                   "here: the backend is initialised when loaded",
 }

@@ -253,6 +253,10 @@ def test_copies_carry_their_size_and_zeros_are_a_memset(profiles):
 
 @pytest.mark.skipif(torch.__version__ < "2.14",
                     reason="Kineto before torch 2.14 gives a plugin's session no toggleCollectionDynamic")
+@pytest.mark.xfail(torch.__version__ >= "2.15", strict=True,
+                   reason="torch 2.15 no longer toggles a plugin's Kineto session: the device work stays in "
+                          "the trace whether the toggle names the CUDA activity or PrivateUse1's (Kineto's "
+                          "session interface is unchanged); strict, so that a release that restores it fails here")
 def test_toggling_device_collection_off_leaves_that_work_out(profiles):
     names = [row["name"] for row in kernel_rows(profiles[0]["toggle"])]
     assert len(names) == 2 and not any("cos" in name.lower() for name in names), names

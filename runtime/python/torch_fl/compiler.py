@@ -15,7 +15,11 @@ every op to the vendor's ATen kernels.
   (the default mode fuses pointwise ops into generated kernels), it raises, saying so.
 
 Registration costs nothing at import: importing torch._dynamo takes about 2 s, so the
-registrations run when torch imports the module they extend (a post-import hook).
+registrations run when torch imports the module they extend (a post-import hook). From
+torch 2.15, Inductor asks the device module itself at its first compile
+(`torch.<device>._inductor_backend_init`, under Dynamo's compile lock, so a second
+thread's first compile waits for it); there that hook registers the Inductor backend and
+no post-import hook is needed for it.
 """
 from __future__ import annotations
 
@@ -35,7 +39,15 @@ def install(device: str) -> None:
     global _device_name
     _device_name = device
     after_import(DYNAMO_DEVICE_INTERFACE, _register_dynamo_interface)
-    after_import(INDUCTOR_GRAPH, _register_inductor_backend)
+    device_module._inductor_backend_init = _register_inductor_backend  # read by torch >= 2.15
+    if not inductor_asks_the_device_module():
+        after_import(INDUCTOR_GRAPH, _register_inductor_backend)
+
+
+def inductor_asks_the_device_module() -> bool:
+    """Whether Inductor calls torch.<device>._inductor_backend_init at its first compile (2.15)."""
+    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
+    return (major, minor) >= (2, 15)
 
 
 _DEVICE_FUNCTIONS = ("current_device", "set_device", "device_count", "is_available", "stream", "current_stream",
