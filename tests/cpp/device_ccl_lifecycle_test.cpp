@@ -2,7 +2,9 @@
 // watchdog's timeout aborts the group, and nothing runs after shutdown.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,5 +68,82 @@ TEST(DeviceCclBackend, ACollectiveAfterShutdownIsRefused) {
     EXPECT_NE(std::string(e.what()).find("shut down or aborted"), std::string::npos) << e.what();
   }
 }
+
+#ifdef TORCH_FL_C10D_ABORT_HOOKS
+// torch >= 2.14: the group's abort hooks run when the watchdog gives up on a Work
+// (a timeout), and not when the caller aborts the group itself.
+TEST(DeviceCclBackend, AbortHooksRunBeforeATimeoutAbortsTheGroupNotForARequestedAbort) {
+  REQUIRE_TWO_DEVICES();
+  const c10::Device device(c10::DeviceType::PrivateUse1, 0);
+  std::atomic<int> runs{0};
+  auto timing_out = c10::make_intrusive<DeviceCclBackend>(kFake, new_unique_id(), 0, 1, "fakeccl",
+                                                          std::chrono::milliseconds(20));
+  timing_out->registerAbortHook(7, [&] { ++runs; });
+  std::vector<at::Tensor> slow{at::ones({static_cast<int64_t>(kSlowCount)}, at::TensorOptions().device(device))};
+  auto work = static_cast<c10d::Backend&>(*timing_out).allreduce(slow);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (work->isSuccess() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_FALSE(work->isSuccess()) << "the watchdog never gave up on the slow all_reduce";
+  EXPECT_GE(runs.load(), 1) << "the abort hook did not run before the timeout's abort";
+  torch_fl::synchronize_device(0);
+
+  runs = 0;
+  auto asked = c10::make_intrusive<DeviceCclBackend>(kFake, new_unique_id(), 0, 1, "fakeccl",
+                                                     std::chrono::milliseconds(10000));
+  asked->registerAbortHook(7, [&] { ++runs; });
+  asked->registerAbortHook(8, [&] { ++runs; });
+  asked->unregisterAbortHook(8);
+  asked->abort();
+  EXPECT_EQ(runs.load(), 0) << "an abort the caller asked for ran the failure hooks";
+}
+#endif
+
+#ifdef TORCH_FL_C10D_COMPLETION_HOOKS
+// torch >= 2.15: a completion hook fires once for each Work the watchdog sees
+// complete, with the Work's completion key, and stops when unregistered.
+TEST(DeviceCclBackend, CompletionHooksReportEachCompletedWorkByItsKeyUntilUnregistered) {
+  REQUIRE_TWO_DEVICES();
+  const c10::Device device(c10::DeviceType::PrivateUse1, 0);
+  auto backend = c10::make_intrusive<DeviceCclBackend>(kFake, new_unique_id(), 0, 1, "fakeccl",
+                                                       std::chrono::milliseconds(10000));
+  c10d::Backend& as_backend = *backend;
+  EXPECT_TRUE(as_backend.supportsCompletionHooks());
+  EXPECT_TRUE(as_backend.supportsAbortHooks());
+  EXPECT_FALSE(as_backend.isInitialized()) << "the communicator is made at the first collective";
+  std::mutex mutex;
+  std::vector<uint64_t> keys;
+  as_backend.registerCompletionHook(3, [&](const c10d::CompletionHookArgs& args) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    keys.push_back(args.completionKey);
+    EXPECT_FALSE(args.duration_ms.has_value());
+  });
+  std::vector<at::Tensor> t{at::ones({8}, at::TensorOptions().device(device))};
+  auto first = as_backend.allreduce(t);
+  auto second = as_backend.allreduce(t);
+  first->wait();
+  second->wait();
+  EXPECT_TRUE(as_backend.isInitialized());
+  const auto reported = [&] {
+    const std::lock_guard<std::mutex> lock(mutex);
+    return keys.size();
+  };
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (reported() < 2 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    EXPECT_EQ(keys, (std::vector<uint64_t>{first->getCompletionKey(), second->getCompletionKey()}));
+  }
+  as_backend.unregisterCompletionHook(3);
+  as_backend.allreduce(t)->wait();
+  torch_fl::synchronize_device(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // six of the watchdog's polls
+  EXPECT_EQ(reported(), 2u) << "a hook ran after it was unregistered";
+  backend->shutdown();
+}
+#endif
 
 }  // namespace

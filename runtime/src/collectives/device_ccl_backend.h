@@ -23,6 +23,11 @@
 // error the library reports, aborts the communicator and fails the Works in
 // flight with a DistBackendError naming the collective; their wait() raises it.
 //
+// c10d's hooks (backend_hooks.h): abort hooks run before the watchdog or a
+// timed-out wait aborts the communicator (not for abort() or shutdown(), which
+// the caller asked for), completion hooks when the watchdog sees a Work complete
+// successfully (within its 50 ms poll); a failed Work fires none.
+//
 // startCoalescing/endCoalescing (batch_isend_irecv) issue what is called in
 // between as one library group: the calls' Works are issued, and their futures
 // completed, when the group ends.
@@ -43,6 +48,7 @@
 
 #include <torch_fl/collectives_abi.h>
 
+#include "backend_hooks.h"
 #include "device_backend_base.h"
 #include "device_ccl_work.h"
 
@@ -71,6 +77,21 @@ class DeviceCclBackend final : public DeviceBackendBase {
   // watchdog here, on the releasing thread, and free the communicator.
   void release_resources() override;
 
+#ifdef TORCH_FL_C10D_ABORT_HOOKS
+  void registerAbortHook(int64_t hook_id, c10d::AbortHook hook) override { hooks_.add_abort(hook_id, std::move(hook)); }
+  void unregisterAbortHook(int64_t hook_id) override { hooks_.remove_abort(hook_id); }
+#endif
+#ifdef TORCH_FL_C10D_COMPLETION_HOOKS
+  bool supportsAbortHooks() const override { return true; }
+  bool supportsCompletionHooks() const override { return true; }
+  void registerCompletionHook(int64_t hook_id, c10d::CompletionHook hook) override {
+    hooks_.add_completion(hook_id, std::move(hook));
+  }
+  void unregisterCompletionHook(int64_t hook_id) override { hooks_.remove_completion(hook_id); }
+  // The communicator is made at the group's first device collective.
+  bool isInitialized() override { return comm_.load() != nullptr; }
+#endif
+
  private:
   class Launch;  // one collective being enqueued (device_ccl_launch.h)
   friend class Launch;
@@ -85,12 +106,14 @@ class DeviceCclBackend final : public DeviceBackendBase {
   // ranks), and the backend's stream there. mutex_ held.
   tflComm communicator_locked(const c10::Device& device, const std::string& description);
   // Aborts the communicator and fails the Works in flight with `why`; returns what
-  // to add to an error message about it.
-  std::string abort_communicator(const std::string& why);
+  // to add to an error message about it. `failure`: a timeout or an error, not a
+  // request, so the abort hooks run first.
+  std::string abort_communicator(const std::string& why, bool failure = true);
   void fail_watched(const std::string& why);
   // What a Work calls when its wait(timeout) expires.
   std::function<std::string(const std::string&)> aborter();
   void watch(c10::intrusive_ptr<DeviceCclWork> work);
+  void completed(DeviceCclWork& work);  // the watchdog saw it complete; watch_mutex_ held
   void watchdog_loop();
   void stop_watchdog();
 
@@ -117,6 +140,7 @@ class DeviceCclBackend final : public DeviceBackendBase {
   std::deque<std::pair<std::chrono::steady_clock::time_point, c10::intrusive_ptr<DeviceCclWork>>> watched_;
   bool watch_stopping_ = false;
   std::thread watchdog_;
+  BackendHooks hooks_;
 };
 
 }  // namespace torch_fl::collectives

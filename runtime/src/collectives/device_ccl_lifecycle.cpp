@@ -74,7 +74,10 @@ void DeviceCclBackend::watchdog_loop() {
     if (watch_stopping_) break;
     std::string problem;
     try {
-      while (!watched_.empty() && watched_.front().second->isCompleted()) watched_.pop_front();
+      while (!watched_.empty() && watched_.front().second->isCompleted()) {
+        completed(*watched_.front().second);
+        watched_.pop_front();
+      }
       if (watched_.empty()) continue;
       {  // the library's asynchronous error (a peer failed)
         const std::lock_guard<std::mutex> abort_lock(abort_mutex_);
@@ -127,7 +130,20 @@ tflComm DeviceCclBackend::communicator_locked(const c10::Device& device, const s
   return made;
 }
 
-std::string DeviceCclBackend::abort_communicator(const std::string& why) {
+void DeviceCclBackend::completed(DeviceCclWork& work) {
+#ifdef TORCH_FL_C10D_COMPLETION_HOOKS
+  if (!work.failed() && hooks_.any_completion()) hooks_.run_completion(work.getCompletionKey(), name_);
+#else
+  (void)work;
+#endif
+}
+
+std::string DeviceCclBackend::abort_communicator(const std::string& why, bool failure) {
+#ifdef TORCH_FL_C10D_ABORT_HOOKS
+  if (failure && !closed_) hooks_.run_abort(name_);
+#else
+  (void)failure;
+#endif
   bool aborted = false;
   {
     const std::lock_guard<std::mutex> abort_lock(abort_mutex_);
@@ -165,7 +181,7 @@ void DeviceCclBackend::shutdown() {
   if (comm != nullptr) library_.comm_destroy(comm);  // waits for its queued work, outside the lock
 }
 
-void DeviceCclBackend::abort() { abort_communicator("the process group was aborted"); }
+void DeviceCclBackend::abort() { abort_communicator("the process group was aborted", /*failure=*/false); }
 
 void DeviceCclBackend::startCoalescing() {
   const std::lock_guard<std::mutex> lock(mutex_);
