@@ -71,7 +71,8 @@ def run_step(step: Step, repo: str, logs: str, passed: set[str]) -> None:
     if step.needs and step.needs not in passed:
         step.findings.append(f"not run: {step.needs} did not pass")
         return
-    step.log = os.path.join(logs, re.sub(r"[^a-z0-9]+", "-", step.title.lower()).strip("-") + ".log")
+    slug = re.sub(r"[^a-z0-9]+", "-", step.title.lower().replace("c++", "cpp")).strip("-")
+    step.log = os.path.join(logs, slug + ".log")
     started = time.monotonic()
     print(f"torch-canary: {step.title}: {' '.join(step.command)} (log: {os.path.relpath(step.log, REPO)})",
           flush=True)
