@@ -50,12 +50,19 @@ if [ ! -f "$shared_env/.complete" ]; then
   # A machine may cap pip at the torch releases on its disk (a constraint file in pip's
   # configuration). A listed release above the cap is installed with that file ignored,
   # for this install only; the configuration is left as it is.
+  # The environment's own interpreter asks: it has pip and reads the configuration the install does.
+  # Exit 1 means a cap excludes a pin; anything else (a broken check) stops here, cap kept.
   pip_cap=()
+  cap_status=0
   # shellcheck disable=SC2086  # extras: space-separated pins
-  if ! capped_by=$(python3 "$repo/.ci/pip_cap.py" "torch==$torch_version" $extras); then
+  capped_by=$("$shared_env/bin/python" "$repo/.ci/pip_cap.py" "torch==$torch_version" $extras) || cap_status=$?
+  if [ "$cap_status" = 1 ]; then
     echo "setup: pip's configuration excludes torch $torch_version or its extras (${capped_by//$'\n'/; }):" \
          "ignored for this environment's install only (PIP_CONSTRAINT=/dev/null)" >&2
     pip_cap=(env PIP_CONSTRAINT=/dev/null)
+  elif [ "$cap_status" != 0 ]; then
+    echo "setup: could not read pip's configured constraints (.ci/pip_cap.py exited $cap_status; see above)" >&2
+    exit 1
   fi
   # pip's own status decides (its stderr is filtered on the side): a failed install stops here.
   "${pip_cap[@]}" "$shared_env/bin/pip" install -q -r "$shared_env.requirements.txt" 2> >(grep -v "^WARNING: Location" >&2) \

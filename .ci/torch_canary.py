@@ -76,8 +76,11 @@ def run_step(step: Step, repo: str, logs: str, passed: set[str]) -> None:
     started = time.monotonic()
     print(f"torch-canary: {step.title}: {' '.join(step.command)} (log: {os.path.relpath(step.log, REPO)})",
           flush=True)
+    # Not the outer make's flags: its TORCH=<release> (or jobserver) would reach every step.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
     with open(step.log, "w") as out:
-        rc = subprocess.run(step.command, cwd=repo, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+        rc = subprocess.run(step.command, cwd=repo, stdout=out, stderr=subprocess.STDOUT, env=env,
+                            check=False).returncode
     step.seconds = time.monotonic() - started
     step.status = "passed" if rc == 0 else "FAILED"
     if rc == 0:

@@ -2,6 +2,7 @@
 // watchdog's timeout aborts the group, and nothing runs after shutdown.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -137,11 +138,28 @@ TEST(DeviceCclBackend, CompletionHooksReportEachCompletedWorkByItsKeyUntilUnregi
     const std::lock_guard<std::mutex> lock(mutex);
     EXPECT_EQ(keys, (std::vector<uint64_t>{first->getCompletionKey(), second->getCompletionKey()}));
   }
+  // Calls of a coalesced group report each its own Work (the flight recorder tracks the calls).
+  as_backend.startCoalescing();
+  auto in_group_a = as_backend.allreduce(t);
+  auto in_group_b = as_backend.allreduce(t);
+  auto group = as_backend.endCoalescing();
+  group->wait();
+  const auto then = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (reported() < 5 && std::chrono::steady_clock::now() < then) {  // the calls' two and the group's own
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    ASSERT_EQ(keys.size(), 5u) << "a coalesced call's Work was never reported complete, or one twice";
+    for (const auto& work : {in_group_a, in_group_b, group}) {
+      EXPECT_NE(std::find(keys.begin(), keys.end(), work->getCompletionKey()), keys.end());
+    }
+  }
   as_backend.unregisterCompletionHook(3);
   as_backend.allreduce(t)->wait();
   torch_fl::synchronize_device(0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // six of the watchdog's polls
-  EXPECT_EQ(reported(), 2u) << "a hook ran after it was unregistered";
+  EXPECT_EQ(reported(), 5u) << "a hook ran after it was unregistered";
   backend->shutdown();
 }
 #endif

@@ -114,6 +114,9 @@ class DeviceCclBackend final : public DeviceBackendBase {
   std::function<std::string(const std::string&)> aborter();
   void watch(c10::intrusive_ptr<DeviceCclWork> work);
   void completed(DeviceCclWork& work);  // the watchdog saw it complete; watch_mutex_ held
+  // Reports and drops every watched Work already complete, wherever it is in the queue (the
+  // watchdog's poll may not have seen it): at shutdown and before an abort. watch_mutex_ held.
+  void retire_completed_locked();
   void watchdog_loop();
   void stop_watchdog();
 

@@ -40,6 +40,7 @@ void DeviceCclBackend::stop_watchdog() {
   {
     const std::lock_guard<std::mutex> lock(watch_mutex_);
     watch_stopping_ = true;
+    retire_completed_locked();
     watched_.clear();
     watchdog = std::move(watchdog_);
   }
@@ -130,6 +131,22 @@ tflComm DeviceCclBackend::communicator_locked(const c10::Device& device, const s
   return made;
 }
 
+void DeviceCclBackend::retire_completed_locked() {
+  for (auto it = watched_.begin(); it != watched_.end();) {
+    bool done = false;
+    try {
+      done = it->second->isCompleted();
+    } catch (const std::exception&) {  // a device error: not a completion
+    }
+    if (!done) {
+      ++it;
+      continue;
+    }
+    completed(*it->second);
+    it = watched_.erase(it);
+  }
+}
+
 void DeviceCclBackend::completed(DeviceCclWork& work) {
 #ifdef TORCH_FL_C10D_COMPLETION_HOOKS
   if (!work.failed() && hooks_.any_completion()) hooks_.run_completion(work.getCompletionKey(), name_);
@@ -140,7 +157,13 @@ void DeviceCclBackend::completed(DeviceCclWork& work) {
 
 std::string DeviceCclBackend::abort_communicator(const std::string& why, bool failure) {
 #ifdef TORCH_FL_C10D_ABORT_HOOKS
-  if (failure && !closed_) hooks_.run_abort(name_);
+  if (failure && !closed_) {
+    {  // what completed before the failure is reported as such before the hooks dump what is in flight
+      const std::lock_guard<std::mutex> lock(watch_mutex_);
+      retire_completed_locked();
+    }
+    hooks_.run_abort(name_);
+  }
 #else
   (void)failure;
 #endif
@@ -227,6 +250,8 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::endCoalescing() {
   lock.unlock();
   for (size_t i = 0; i < works.size(); ++i) works[i]->issue(std::move(ends[i]));
   group_work->issue(std::move(ends.back()));
+  // Each call's Work too: c10d's hooks (the flight recorder) track the calls, not the group.
+  for (auto& work : works) watch(std::move(work));
   watch(group_work);
   return group_work;
 }
