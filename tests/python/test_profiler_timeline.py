@@ -228,13 +228,14 @@ def test_device_durations_add_up_to_the_devices_busy_time(profiles):
     assert len(kernels) == 40  # 20 matmuls and 20 divisions
     traced_ns = sum(row["dur"] for row in kernels) * 1000
     print(f"traced {traced_ns / 1e6:.3f} ms of {result['busy_ns'] / 1e6:.3f} ms busy")
-    # Every kernel's busy time lies inside its slice (10% below allows for the two
-    # clocks' rounding: the driver's counter and the events'). A slice also holds the moments its
-    # stream waited between the start event and the kernel the host enqueues right after
-    # it: on a loaded machine (the suites side by side) that host thread may be descheduled
-    # there, which lengthened the slices by 11% in one run. Slices that measured queueing
-    # instead (20 matmuls queued back to back) would be several times the busy time.
-    assert 0.9 * result["busy_ns"] <= traced_ns <= 1.5 * result["busy_ns"], (traced_ns, result["busy_ns"])
+    # The slices and the driver's busy counter measure the same kernels with different
+    # clocks, and load skews each its own way: a slice holds the stream's wait for the
+    # kernel the host enqueues after the start event (11% over busy in one loaded run),
+    # and the counter holds the worker's dispatch around each kernel (slices 14% under it
+    # in another). Slices that measured queueing instead of kernels (20 matmuls queued back
+    # to back) would be several times the busy time, and slices of one kernel in several
+    # far under it; both still fail here.
+    assert 0.75 * result["busy_ns"] <= traced_ns <= 1.5 * result["busy_ns"], (traced_ns, result["busy_ns"])
 
 
 def test_a_schedule_traces_only_its_active_steps(profiles):
