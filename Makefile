@@ -72,26 +72,42 @@ wheel: backend
 	@ls -1 $(DIST)/torch_fl_$(VENDOR)-*.whl
 
 # Every vendor built first, one after the other (each build uses every core), then
-# the vendors' suites side by side (SUITE_JOBS at a time, default: all of them): a
-# suite waits on its device queues, its subprocesses and Python, so one suite per core
+# the vendors' suites side by side (SUITE_JOBS at a time, default: all of them), and with
+# the default torch the generator's unit tests beside them (with another torch,
+# check-generated runs the generator itself for every vendor on that release's schemas):
+# a suite waits on its device queues, its subprocesses and Python, so one suite per core
 # still leaves cores idle, and with two at a time on two cores the last long suite ran
-# alone. Each vendor's output is printed when its suite ends.
+# alone. Each one's output is printed when it ends.
 SUITE_JOBS ?= $(words $(VENDORS))
-# The generator's own unit tests run with the default torch only: against another torch,
-# check-generated runs the generator itself for every vendor on that release's schemas.
-test: setup check-generated $(if $(filter $(TORCH),$(DEFAULT_TORCH)),test-codegen)
+test: setup check-generated
 	@for v in $(VENDORS); do $(MAKE) --no-print-directory backend VENDOR=$$v || exit 1; done
-	@$(MAKE) --no-print-directory -j $(SUITE_JOBS) --output-sync=recurse $(addprefix test-suites-,$(VENDORS))
+	@$(MAKE) --no-print-directory -j $$(( $(SUITE_JOBS) + 1 )) --output-sync=recurse $(addprefix test-suites-,$(VENDORS)) \
+		$(if $(filter $(TORCH),$(DEFAULT_TORCH)),test-codegen)
 
-# The packaging suite (the wheel in a fresh venv: autoload and its failure modes) runs for
-# every vendor with the default torch, and for one with another torch: what a release
-# changes there (autoload, the wheel's torch pin) is the same for every vendor.
+# What each vendor's suites run. The chip_independent tests (the code under test is the same
+# for every vendor: tests/python/chip_independent.py) run for every vendor with the default
+# torch and for the first vendor with another (what a release changes there, it changes for
+# all); the packaging suite (the wheel in a fresh venv) likewise, and its chip-independent
+# tests (autoload's failure modes, the frameworks from the wheel) for the first vendor only.
+# ATen's CPU kernels (the simulated chips' ALU, the CPU references) run one thread each
+# here: suites side by side already fill the cores, and OpenMP teams per suite spinning
+# against each other cost 8% more CPU time for the same results (measured on three suites).
 comma := ,
-PACKAGING_VENDORS := $(if $(filter $(TORCH),$(DEFAULT_TORCH)),$(VENDORS),$(firstword $(VENDORS)))
+FIRST_VENDOR := $(firstword $(VENDORS))
+on_default_torch = $(filter $(TORCH),$(DEFAULT_TORCH))
+python_chip_independent = $(if $(or $(on_default_torch),$(filter $1,$(FIRST_VENDOR))),run,skip)
+runs_packaging = $(or $(on_default_torch),$(filter $1,$(FIRST_VENDOR)))
+packaging_chip_independent = $(if $(filter $1,$(FIRST_VENDOR)),run,skip)
 test-suites-%:
-	@started=$$(date +%s); $(MAKE) --no-print-directory -j1 test-cpp test-python \
-		$(if $(filter $*,$(PACKAGING_VENDORS)),test-packaging) VENDOR=$* && \
-		echo "$*: $(if $(filter $*,$(PACKAGING_VENDORS)),C++$(comma) Python and packaging,C++ and Python) suites passed in $$(( $$(date +%s) - started )) s"
+	@started=$$(date +%s); export OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1}; \
+		$(MAKE) --no-print-directory -j1 test-cpp test-python VENDOR=$* CHIP_INDEPENDENT=$(call python_chip_independent,$*) && \
+		$(if $(call runs_packaging,$*),$(MAKE) --no-print-directory test-packaging VENDOR=$* \
+			CHIP_INDEPENDENT=$(call packaging_chip_independent,$*) &&) \
+		echo "$*: $(if $(call runs_packaging,$*),C++$(comma) Python and packaging,C++ and Python) suites passed in $$(( $$(date +%s) - started )) s$(if $(filter skip,$(call python_chip_independent,$*)), (chip-independent tests: $(FIRST_VENDOR)'s))"
+
+# CHIP_INDEPENDENT=skip leaves out the tests marked chip_independent (see test-suites-%).
+CHIP_INDEPENDENT ?= run
+chip_independent_selection = $(if $(filter skip,$(CHIP_INDEPENDENT)),-m "not chip_independent")
 
 # Unit tests only: the generator's, the conformance tool's rules (tests/conformance;
 # the tool itself, tests/conformance_tool, runs in `make conformance`) and the
@@ -135,7 +151,7 @@ export POCL_DEVICES ?= pthread pthread
 export TORCH_FL_OPENCL_CACHE_DIR ?= $(HOME)/.cache/torch_fl/opencl
 
 test-python: backend
-	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/python
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q $(chip_independent_selection) tests/python
 
 # torchvision's ops on the device (a spec's `namespaces: torchvision`), on a release that
 # installs torchvision beside torch (`make test-torchvision TORCH=2.14.1`): CI runs them there
@@ -147,7 +163,7 @@ test-torchvision: backend
 # The vendor's wheel installed into a temporary venv (torch from the cached environment):
 # autoload, its failure modes, the support matrix from the installed package.
 test-packaging: backend
-	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/packaging
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q $(chip_independent_selection) tests/packaging
 
 bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py

@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "4b842fb4a09350f0bae5d0c4016e5467dfc8a9e93bb3a49b5faacf4e3f7e599d", "2.13.0",
+    "mlu", "mlu", "specs/mlu.yaml", "4560b25264ced50ca381d7b31ba552436bf139fcb7fdae7eac13d3924f1737f2", "2.13.0",
     "cncl", "float32,float16,bfloat16,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

@@ -17,7 +17,7 @@ TORCH_LIBRARY(mlu, m) {
 namespace {
 
 // mluOpRmsNorm(stream, input, weight, eps, out)
-// from specs/mlu.yaml:394
+// from specs/mlu.yaml:398
 static void launch_rms_norm(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, double eps, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -31,9 +31,9 @@ static void launch_rms_norm(const torch_fl::OpContext& op, const at::Tensor & in
   }
 }
 
-// rms_norm: specs/mlu.yaml:394
+// rms_norm: specs/mlu.yaml:398
 static const torch_fl::KernelInfo kOp_rms_norm{
-    "rms_norm", "specs/mlu.yaml:394",
+    "rms_norm", "specs/mlu.yaml:398",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kError,
     torch_fl::dtype_set({})};
@@ -54,13 +54,13 @@ at::Tensor wrap_rms_norm(const at::Tensor & input, const at::Tensor & weight, do
 }
 
 // mlu::rms_norm on the meta device (shapes only)
-// from specs/mlu.yaml:394
+// from specs/mlu.yaml:398
 at::Tensor meta_rms_norm(const at::Tensor & input, const at::Tensor & weight, double eps) {
   return at::empty_like(input, at::MemoryFormat::Contiguous);
 }
 
 // mluOpRmsNormBackward(stream, grad, input, weight, eps, out0, out1)
-// from specs/mlu.yaml:401
+// from specs/mlu.yaml:405
 static void launch_rms_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad, const at::Tensor & input, const at::Tensor & weight, double eps, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_arg = mlu_glue::describe(grad);
@@ -76,9 +76,9 @@ static void launch_rms_norm_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// rms_norm_backward: specs/mlu.yaml:401
+// rms_norm_backward: specs/mlu.yaml:405
 static const torch_fl::KernelInfo kOp_rms_norm_backward{
-    "rms_norm_backward", "specs/mlu.yaml:401",
+    "rms_norm_backward", "specs/mlu.yaml:405",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kError,
     torch_fl::dtype_set({})};
@@ -102,13 +102,13 @@ static const torch_fl::KernelInfo kOp_rms_norm_backward{
 }
 
 // mlu::rms_norm_backward on the meta device (shapes only)
-// from specs/mlu.yaml:401
+// from specs/mlu.yaml:405
 ::std::tuple<at::Tensor,at::Tensor> meta_rms_norm_backward(const at::Tensor & grad, const at::Tensor & input, const at::Tensor & weight, double eps) {
   return std::make_tuple(at::empty_like(input, at::MemoryFormat::Contiguous), at::empty_like(weight, at::MemoryFormat::Contiguous));
 }
 
 // autograd of mlu::rms_norm: gradients by mlu::rms_norm_backward
-// from specs/mlu.yaml:394
+// from specs/mlu.yaml:398
 class rms_norm_autograd final : public torch::autograd::Function<rms_norm_autograd> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor & input, const at::Tensor & weight, double eps) {

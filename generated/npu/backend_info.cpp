@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "cc22961ccdfa3d7cfd01de78f08ad8db87d8bb5033169bc139ad9317c7daff38", "2.13.0",
+    "npu", "npu", "specs/npu.yaml", "0b258763f69479efef62c69bcb33f06388967d06a9585c30890d6286f3fd8c8c", "2.13.0",
     "hccl", "float32,float16,bfloat16,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

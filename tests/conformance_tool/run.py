@@ -76,6 +76,9 @@ def run_batch(command: list[str], jobs: list[Job], timeout: float,
     job's exit: that job runs once more, first in a fresh process (fresh=False
     marks the retry)."""
     env = dict(os.environ, TORCH_FL_FALLBACK="silent")
+    # The workers already fill the cores (--jobs, one per core): ATen's CPU kernels run one
+    # thread each, not an OpenMP team per worker spinning against the others'.
+    env.setdefault("OMP_NUM_THREADS", "1")
     results: list[tuple[str, list[dict], str]] = []
     with tempfile.TemporaryFile("w+") as stderr:
         worker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True,

@@ -133,6 +133,7 @@ def test_tensor_methods_and_the_device_module_work_before_any_tensor(installed):
     assert result.stdout.split() == ["True", "True", installed.device]
 
 
+@pytest.mark.chip_independent
 def test_cuda_compat_from_the_environment_takes_effect_at_import_torch(installed):
     """A CUDA-written script checks torch.cuda.is_available() before anything else: with
     the wheel installed and TORCH_FL_CUDA_COMPAT=1 it runs on the device, with no
@@ -150,6 +151,7 @@ def test_cuda_compat_from_the_environment_takes_effect_at_import_torch(installed
     assert unset.stdout.split() == ["False", "False"]
 
 
+@pytest.mark.chip_independent
 def test_frameworks_find_the_device_from_the_wheel_alone(installed):
     """A user installs the wheel and imports DeepSpeed or Lightning, with no `import
     torch_fl` (#35): their first import loads the backend, whose hooks give each the
@@ -171,6 +173,7 @@ def test_frameworks_find_the_device_from_the_wheel_alone(installed):
     assert "torch_fl:" not in result.stderr, result.stderr[-3000:]  # no hook found its module half-made
 
 
+@pytest.mark.chip_independent
 def test_accelerate_loads_the_backend_only_when_told_the_device(installed):
     """With ACCELERATE_TORCH_DEVICE=<device> (the documented line), importing Accelerate loads
     the backend, whose hook makes launched ranks use their own devices; without it, it does not."""
@@ -196,6 +199,7 @@ torch.distributed.destroy_process_group()
 """
 
 
+@pytest.mark.chip_independent
 def test_deepspeeds_launcher_starts_a_rank_per_device(installed, tmp_path):
     """`deepspeed --num_gpus 2 script.py` from the wheel alone: the launcher's processes
     find the device through autoload, list its devices, and each rank takes its own; a
@@ -217,6 +221,7 @@ def test_deepspeeds_launcher_starts_a_rank_per_device(installed, tmp_path):
         refused.stdout[-3000:] + refused.stderr[-3000:]
 
 
+@pytest.mark.chip_independent
 def test_autoload_off_leaves_torch_without_the_device(installed):
     result = installed.run("import sys, torch\n"
                            f"print(hasattr(torch, '{installed.device}'), 'torch_fl_autoload' in sys.modules)\n"
@@ -254,6 +259,7 @@ def _use_after_import(installed: Installed, **env: str) -> subprocess.CompletedP
                          "    raise SystemExit('the device worked')\n", **env)
 
 
+@pytest.mark.chip_independent
 def test_a_wheel_for_another_torch_warns_once_at_import_and_raises_on_use(installed):
     import torch
 
@@ -275,6 +281,7 @@ def test_a_wheel_for_another_torch_warns_once_at_import_and_raises_on_use(instal
     assert lines[2].startswith("raised torch_fl: ") and "built for torch 2.12.0" in lines[2]
 
 
+@pytest.mark.chip_independent
 def test_a_missing_library_warns_naming_the_file_and_raises_on_use(installed):
     library = f"libtorch_fl_{VENDOR}.so"
     with installed.edited(library, os.remove) as path:
@@ -285,6 +292,7 @@ def test_a_missing_library_warns_naming_the_file_and_raises_on_use(installed):
     assert result.stdout.splitlines()[2].startswith("raised torch_fl: ") and path in result.stdout
 
 
+@pytest.mark.chip_independent
 def test_a_truncated_library_warns_at_import_and_raises_on_use(installed):
     def truncate(path):
         with open(path, "r+b") as f:
@@ -298,6 +306,7 @@ def test_a_truncated_library_warns_at_import_and_raises_on_use(installed):
     assert result.stdout.splitlines()[2].startswith("raised torch_fl: ")
 
 
+@pytest.mark.chip_independent
 def test_a_library_that_fails_to_load_raises_on_first_use_and_torch_still_works(installed):
     import torch
     another_library = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_global_deps.so")
@@ -326,6 +335,7 @@ def twin_vendor(installed):
     shutil.rmtree(twin_dir)
 
 
+@pytest.mark.chip_independent
 def test_two_vendor_wheels_need_torch_fl_vendor_and_say_so_on_first_use(installed, twin_vendor):
     result = installed.run("import torch\n"
                            "print('imported', (torch.ones(2) + 1).tolist())\n"

@@ -8,10 +8,12 @@ import pytest
 import torch
 
 import torch_fl
+from chip_independent import CHIP_INDEPENDENT
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "without_device: the test needs the backend library but no device")
+    config.addinivalue_line("markers", CHIP_INDEPENDENT)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -14,6 +14,9 @@ import torch
 import torch_fl
 from processes import read_lines
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 SCRIPT = """
 import sys, torch, torch_fl
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)).to(torch_fl.device())

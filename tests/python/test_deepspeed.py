@@ -22,6 +22,9 @@ import torch
 import torch_fl
 from processes import free_port
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 deepspeed = pytest.importorskip("deepspeed", reason="deepspeed is not installed (pinned in requirements.txt)")
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "deepspeed_script.py")

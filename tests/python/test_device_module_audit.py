@@ -18,6 +18,9 @@ import torch
 
 import torch_fl
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 # The calls that hand back a device module.
 _SOURCE_CALLS = {"_get_device_module", "get_device_module"}
 # Names under which torch's generic code keeps a device module it got elsewhere

@@ -30,6 +30,9 @@ pytest.importorskip("accelerate", reason="Hugging Face accelerate is not install
 from accelerate.utils import DistributedType  # noqa: E402
 from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments  # noqa: E402
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 STEPS = 4
 # The device names Accelerate lets use fp16 (accelerate 1.15's Accelerator.__init__):
 # the simulated chips carry two of them; another name (opencl's ocl) is refused, naming it.

@@ -17,6 +17,9 @@ import torch
 import torch_fl
 from processes import run_process_tree
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 pl = pytest.importorskip("pytorch_lightning", reason="pytorch-lightning is not installed (pinned in requirements.txt)")
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lightning_script.py")

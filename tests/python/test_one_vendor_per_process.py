@@ -14,6 +14,9 @@ import torch
 import torch_fl
 from torch_fl import _backend
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 
 def run_python(code: str, **env) -> subprocess.CompletedProcess:
     environment = dict(os.environ, **env)

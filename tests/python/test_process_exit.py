@@ -8,7 +8,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import torch_fl
+
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
 
 SCRIPT = """
 import torch, torch_fl

@@ -24,6 +24,9 @@ from processes import free_port, read_lines
 prometheus_client = pytest.importorskip("prometheus_client", reason="prometheus-client is pinned in requirements.txt")
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 
 def families_by_name(text: str) -> dict:
     return {family.name: family for family in text_string_to_metric_families(text)}

@@ -13,6 +13,9 @@ import torch
 
 import torch_fl
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 SIMULATED = {"mlu", "npu"}
 
 
