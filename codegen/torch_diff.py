@@ -125,10 +125,14 @@ def _qualified(name: str) -> str:
 def notes_against_reference(reference: dict, current: dict) -> list[str]:
     """Generating for another torch: each registered overload whose schema differs from the
     reference build's (generated/<vendor>/support_matrix.json, the default torch's), and
-    overloads registered in one build and not the other (a version gate, or ATen changed)."""
+    overloads registered in one build and not the other (a version gate, or ATen changed).
+    None for the same torch (a spec generated elsewhere than generated/): what differs
+    then is the spec, not the release."""
     before = {op["name"]: op for op in reference.get("ops", [])}
     after = {op["name"]: op for op in current.get("ops", [])}
     old, new = reference.get("torch_version", "?"), current.get("torch_version", "?")
+    if old == new:
+        return []
     notes = []
     for name in sorted(before.keys() & after.keys()):
         a, b = before[name].get("schema"), after[name].get("schema")
