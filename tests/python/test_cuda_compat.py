@@ -13,12 +13,12 @@ import torch
 import torch_fl
 from torch_fl import cuda_compatibility
 
+# What this file tests is the same code for every vendor: chip_independent (conftest.py).
+pytestmark = pytest.mark.chip_independent
+
 # Written as a user writes it for a GPU: nothing here names the vendor.
 CUDA_TRAINING_SCRIPT = r"""
 import io, sys, torch
-
-# What this file tests is the same code for every vendor: chip_independent (conftest.py).
-pytestmark = pytest.mark.chip_independent
 assert torch.cuda.is_available() and torch.cuda.device_count() >= 1
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1)).cuda()
