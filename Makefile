@@ -73,7 +73,7 @@ wheel: backend
 
 # Every vendor built first, one after the other (each build uses every core), then
 # the vendors' suites side by side (SUITE_JOBS at a time, default: all of them), and with
-# the default torch the generator's unit tests beside them (with another torch,
+# the default torch the generator's unit tests beside them (one more job) (with another torch,
 # check-generated runs the generator itself for every vendor on that release's schemas):
 # a suite waits on its device queues, its subprocesses and Python, so one suite per core
 # still leaves cores idle, and with two at a time on two cores the last long suite ran
@@ -86,24 +86,27 @@ test: setup check-generated
 
 # What each vendor's suites run. The chip_independent tests (the code under test is the same
 # for every vendor: tests/python/chip_independent.py) run for every vendor with the default
-# torch and for the first vendor with another (what a release changes there, it changes for
+# torch and for one vendor with another (what a release changes there, it changes for
 # all); the packaging suite (the wheel in a fresh venv) likewise, and its chip-independent
-# tests (autoload's failure modes, the frameworks from the wheel) for the first vendor only.
+# tests (autoload's failure modes, the frameworks from the wheel) for that vendor only.
 # ATen's CPU kernels (the simulated chips' ALU, the CPU references) run one thread each
 # here: suites side by side already fill the cores, and OpenMP teams per suite spinning
 # against each other cost 8% more CPU time for the same results (measured on three suites).
 comma := ,
-FIRST_VENDOR := $(firstword $(VENDORS))
+# The vendor that runs them everywhere: the first simulated chip (it has devices on any
+# machine, so its run never skips them for want of one), else the first vendor.
+CHIP_INDEPENDENT_VENDOR := $(firstword $(foreach v,$(VENDORS),$(if $(shell grep -ls torch_fl_add_simulated_chip \
+	vendors/$(v)/CMakeLists.txt),$(v))) $(VENDORS))
 on_default_torch = $(filter $(TORCH),$(DEFAULT_TORCH))
-python_chip_independent = $(if $(or $(on_default_torch),$(filter $1,$(FIRST_VENDOR))),run,skip)
-runs_packaging = $(or $(on_default_torch),$(filter $1,$(FIRST_VENDOR)))
-packaging_chip_independent = $(if $(filter $1,$(FIRST_VENDOR)),run,skip)
+python_chip_independent = $(if $(or $(on_default_torch),$(filter $1,$(CHIP_INDEPENDENT_VENDOR))),run,skip)
+runs_packaging = $(or $(on_default_torch),$(filter $1,$(CHIP_INDEPENDENT_VENDOR)))
+packaging_chip_independent = $(if $(filter $1,$(CHIP_INDEPENDENT_VENDOR)),run,skip)
 test-suites-%:
 	@started=$$(date +%s); export OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1}; \
 		$(MAKE) --no-print-directory -j1 test-cpp test-python VENDOR=$* CHIP_INDEPENDENT=$(call python_chip_independent,$*) && \
 		$(if $(call runs_packaging,$*),$(MAKE) --no-print-directory test-packaging VENDOR=$* \
 			CHIP_INDEPENDENT=$(call packaging_chip_independent,$*) &&) \
-		echo "$*: $(if $(call runs_packaging,$*),C++$(comma) Python and packaging,C++ and Python) suites passed in $$(( $$(date +%s) - started )) s$(if $(filter skip,$(call python_chip_independent,$*)), (chip-independent tests: $(FIRST_VENDOR)'s))"
+		echo "$*: $(if $(call runs_packaging,$*),C++$(comma) Python and packaging,C++ and Python) suites passed in $$(( $$(date +%s) - started )) s$(if $(filter skip,$(call python_chip_independent,$*)), (chip-independent tests: $(CHIP_INDEPENDENT_VENDOR)'s))"
 
 # CHIP_INDEPENDENT=skip leaves out the tests marked chip_independent (see test-suites-%).
 CHIP_INDEPENDENT ?= run

@@ -7,6 +7,6 @@
 // `transport: vendor_ccl`: the vendor library's collectives table (vendors/nvidia/).
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "nvidia", "nvgpu", "specs/nvidia.yaml", "67a54e91f0491f97a803b0a81d481f49107d002a3d59737ec2b764608f7cee49", "2.13.0",
+    "nvidia", "nvgpu", "specs/nvidia.yaml", "5f732e237101bf26b700fba98c2fb9cf74fe938e50cb7a3afbd4c6c3d7f5a034", "2.13.0",
     "nvgpu_nccl", "float32,float16,bfloat16,float64,int8,uint8,int32,int64", "vendor_ccl",
     &torch_fl_vendor_collectives};

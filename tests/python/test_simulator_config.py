@@ -98,3 +98,23 @@ print(float(y.sum()))
 """)
     assert result.returncode == 0, result.stderr[-2000:]
     assert float(result.stdout) == sum(2 * i + 50 for i in range(1000))
+
+
+def test_the_alu_gives_large_kernels_atens_threads_and_small_ones_one(device):
+    # `make test` runs the suites with OMP_NUM_THREADS=1 (Makefile, test-suites-%), which
+    # leaves vendors/sim/alu.cpp's switch at one thread. Here the worker starts with two:
+    # small kernels run on one, kernels of kParallelElements (32768) or more on both, in turn.
+    prefix()
+    result = run_with({"OMP_NUM_THREADS": "2"}, """
+import torch, torch_fl
+assert torch.get_num_threads() == 2, torch.get_num_threads()
+device = torch_fl.device()
+large = (torch.arange(1 << 20) % 7).float()  # sums stay exact in float32
+small = torch.arange(100.0)
+steps = [lambda t: (t * 2 + 1).sum(), lambda t: (t - 1).sum(), lambda t: t.cumsum(0)[-1]]
+on_device = [float(step(t.to(device))) for _ in range(3) for t in (large, small) for step in steps]
+on_cpu = [float(step(t)) for _ in range(3) for t in (large, small) for step in steps]
+print(on_device == on_cpu, on_device[:6], on_cpu[:6])
+""")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("True"), result.stdout
