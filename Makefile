@@ -35,7 +35,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: torch-canary test-torchvision setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz fuzz-compositions mutation
+.PHONY: simulated-chips torch-canary test-torchvision setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz fuzz-compositions mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -85,32 +85,34 @@ test: setup check-generated
 		$(if $(filter $(TORCH),$(DEFAULT_TORCH)),test-codegen)
 
 # What each vendor's suites run. The chip_independent tests (the code under test is the same
-# for every vendor: tests/python/chip_independent.py) run for every vendor with the default
-# torch and for one vendor with another (what a release changes there, it changes for
-# all); the packaging suite (the wheel in a fresh venv) likewise, and its chip-independent
-# tests (autoload's failure modes, the frameworks from the wheel) for that vendor only.
+# for every vendor: tests/python/chip_independent.py) run once per torch, not per vendor:
+# their files are shared out among the simulated chips (share K of N for the K-th), the
+# packaging suite's with them. The packaging suite (the wheel in a fresh venv) runs for every
+# vendor with the default torch, and for the simulated chips with another.
 # ATen's CPU kernels (the simulated chips' ALU, the CPU references) run one thread each
 # here: suites side by side already fill the cores, and OpenMP teams per suite spinning
 # against each other cost 8% more CPU time for the same results (measured on three suites).
 comma := ,
-# The vendor that runs them everywhere: the first simulated chip (it has devices on any
-# machine, so its run never skips them for want of one), else the first vendor.
-CHIP_INDEPENDENT_VENDOR := $(firstword $(foreach v,$(VENDORS),$(if $(shell grep -ls torch_fl_add_simulated_chip \
-	vendors/$(v)/CMakeLists.txt),$(v))) $(VENDORS))
-on_default_torch = $(filter $(TORCH),$(DEFAULT_TORCH))
-python_chip_independent = $(if $(or $(on_default_torch),$(filter $1,$(CHIP_INDEPENDENT_VENDOR))),run,skip)
-runs_packaging = $(or $(on_default_torch),$(filter $1,$(CHIP_INDEPENDENT_VENDOR)))
-packaging_chip_independent = $(if $(filter $1,$(CHIP_INDEPENDENT_VENDOR)),run,skip)
+# The simulated chips: they have devices on any machine (.ci/run asks here: make -s simulated-chips).
+SIMULATED_CHIPS := $(foreach v,$(VENDORS),$(if $(shell grep -ls torch_fl_add_simulated_chip vendors/$(v)/CMakeLists.txt),$(v)))
+# Those that share the chip-independent tests: the simulated chips, else the first vendor.
+CHIP_INDEPENDENT_VENDORS := $(or $(SIMULATED_CHIPS),$(firstword $(VENDORS)))
+position_of = $(firstword $(foreach i,$(shell seq $(words $(CHIP_INDEPENDENT_VENDORS))),$(if $(filter $1,$(word $(i),$(CHIP_INDEPENDENT_VENDORS))),$(i))))
+chip_independent_share = $(if $(filter $1,$(CHIP_INDEPENDENT_VENDORS)),$(call position_of,$1)/$(words $(CHIP_INDEPENDENT_VENDORS)),skip)
+runs_packaging = $(or $(filter $(TORCH),$(DEFAULT_TORCH)),$(filter $1,$(CHIP_INDEPENDENT_VENDORS)))
 test-suites-%:
 	@started=$$(date +%s); export OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1}; \
-		$(MAKE) --no-print-directory -j1 test-cpp test-python VENDOR=$* CHIP_INDEPENDENT=$(call python_chip_independent,$*) && \
+		$(MAKE) --no-print-directory -j1 test-cpp test-python VENDOR=$* CHIP_INDEPENDENT=$(call chip_independent_share,$*) && \
 		$(if $(call runs_packaging,$*),$(MAKE) --no-print-directory test-packaging VENDOR=$* \
-			CHIP_INDEPENDENT=$(call packaging_chip_independent,$*) &&) \
-		echo "$*: $(if $(call runs_packaging,$*),C++$(comma) Python and packaging,C++ and Python) suites passed in $$(( $$(date +%s) - started )) s$(if $(filter skip,$(call python_chip_independent,$*)), (chip-independent tests: $(CHIP_INDEPENDENT_VENDOR)'s))"
+			CHIP_INDEPENDENT=$(call chip_independent_share,$*) &&) \
+		echo "$*: $(if $(call runs_packaging,$*),C++$(comma) Python and packaging,C++ and Python) suites passed in $$(( $$(date +%s) - started )) s (chip-independent tests: $(if $(filter skip,$(call chip_independent_share,$*)),none,share $(call chip_independent_share,$*)))"
 
-# CHIP_INDEPENDENT=skip leaves out the tests marked chip_independent (see test-suites-%).
+simulated-chips:
+	@echo $(SIMULATED_CHIPS)
+
+# CHIP_INDEPENDENT=run|skip|K/N: the tests marked chip_independent, all, none or share K of N
+# (see test-suites-%).
 CHIP_INDEPENDENT ?= run
-chip_independent_selection = $(if $(filter skip,$(CHIP_INDEPENDENT)),-m "not chip_independent")
 
 # Unit tests only: the generator's, the conformance tool's rules (tests/conformance;
 # the tool itself, tests/conformance_tool, runs in `make conformance`) and the
@@ -126,7 +128,7 @@ fuzz: setup
 		tests/codegen/test_spec_fuzz.py
 
 # The composition fuzzer (issue #41, tests/python/composition_fuzz.py) for longer than the
-# test run's 60 s, from another seed: chains of views and in-place writes against CPU.
+# test run's 30 s, from another seed: chains of views and in-place writes against CPU.
 COMPOSITION_SECONDS ?= 900
 COMPOSITION_SEED ?= 100000
 fuzz-compositions: backend
@@ -154,7 +156,7 @@ export POCL_DEVICES ?= pthread pthread
 export TORCH_FL_OPENCL_CACHE_DIR ?= $(HOME)/.cache/torch_fl/opencl
 
 test-python: backend
-	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q $(chip_independent_selection) tests/python
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q --chip-independent=$(CHIP_INDEPENDENT) tests/python
 
 # torchvision's ops on the device (a spec's `namespaces: torchvision`), on a release that
 # installs torchvision beside torch (`make test-torchvision TORCH=2.14.1`): CI runs them there
@@ -166,7 +168,7 @@ test-torchvision: backend
 # The vendor's wheel installed into a temporary venv (torch from the cached environment):
 # autoload, its failure modes, the support matrix from the installed package.
 test-packaging: backend
-	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q $(chip_independent_selection) tests/packaging
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q --chip-independent=$(CHIP_INDEPENDENT) tests/packaging
 
 bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py

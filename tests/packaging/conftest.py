@@ -1,8 +1,17 @@
-"""The packaging suite's marker (the suite imports no backend in its own process)."""
+"""The packaging suite's marker and its share of the chip-independent tests (the suite
+imports no backend in its own process)."""
 from __future__ import annotations
 
-from tests.python.chip_independent import CHIP_INDEPENDENT
+from tests.python import chip_independent
+
+
+def pytest_addoption(parser):
+    chip_independent.add_option(parser)
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", CHIP_INDEPENDENT)
+    config.addinivalue_line("markers", chip_independent.CHIP_INDEPENDENT)
+
+
+def pytest_collection_modifyitems(config, items):
+    chip_independent.deselect(config, items)

@@ -8,18 +8,24 @@ import pytest
 import torch
 
 import torch_fl
-from chip_independent import CHIP_INDEPENDENT
+import chip_independent
+
+
+def pytest_addoption(parser):
+    chip_independent.add_option(parser)
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "without_device: the test needs the backend library but no device")
-    config.addinivalue_line("markers", CHIP_INDEPENDENT)
+    config.addinivalue_line("markers", chip_independent.CHIP_INDEPENDENT)
 
 
 def pytest_collection_modifyitems(config, items):
     """A vendor whose devices this machine lacks (a GPU vendor built on a CPU
     machine) is built and loaded, and its tests are skipped, saying why (but
-    those marked without_device)."""
+    those marked without_device). The chip-independent tests outside this run's share
+    are deselected."""
+    chip_independent.deselect(config, items)
     if torch_fl.device_count() == 0:
         reason = f"no {torch_fl.vendor()} device on this machine (torch_fl.device_count() == 0)"
         for item in items:

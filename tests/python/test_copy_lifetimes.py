@@ -18,11 +18,17 @@ def _busy_stream(device: torch.device) -> torch.Tensor:
     return a
 
 
+# Each copy's source is a product queued just before it: tens of milliseconds on the slowest
+# device here (opencl on PoCL), a window in which a copy left queued would be seen unfinished
+# (or writing freed memory). 1500 x 1500 took 0.9 s a product there, 40 s for this file.
+N = 768
+
+
 def test_nonblocking_copy_into_pageable_memory_is_complete_on_return(device):
-    d = torch.randn(1500, 1500, device=device)
+    d = torch.randn(N, N, device=device)
     expected = (d @ d).flatten().cpu()
     for _ in range(20):
-        host = torch.empty(1500 * 1500)
+        host = torch.empty(N * N)
         host.copy_((d @ d).flatten(), non_blocking=True)
         # No synchronize: pageable memory must already hold the result.
         torch.testing.assert_close(host, expected)
@@ -30,12 +36,12 @@ def test_nonblocking_copy_into_pageable_memory_is_complete_on_return(device):
 
 def test_pageable_destination_freed_right_after_a_nonblocking_copy(device):
     """Before the fix this crashed the process (a queued copy wrote freed host memory)."""
-    d = torch.randn(1500, 1500, device=device)
+    d = torch.randn(N, N, device=device)
     # Each destination dies at once; a copy still queued would write freed memory.
     for _ in range(20):
-        torch.empty(1500 * 1500).copy_((d @ d).flatten(), non_blocking=True)
+        torch.empty(N * N).copy_((d @ d).flatten(), non_blocking=True)
     getattr(torch, device.type).synchronize()
-    assert torch.isfinite(torch.empty(1500 * 1500).copy_(d.flatten())).all()
+    assert torch.isfinite(torch.empty(N * N).copy_(d.flatten())).all()
 
 
 def test_nonblocking_to_cpu_gives_pinned_memory_valid_after_synchronize(device):
