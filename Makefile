@@ -55,11 +55,22 @@ else
 	@for v in $(VENDORS); do $(PYTHON) -m codegen generate --vendor $$v --out $(GENERATED)/$$v || exit 1; done
 endif
 
+# cmake configures a build tree again only when its arguments or the environment they name
+# changed, or when something else configured it since (the wheel's scikit-build-core, with
+# TORCH_FL_TESTS=OFF, or the build re-running cmake): finding torch costs ~5 s of CPU, and
+# `make test` asks for each backend four times per torch. The build itself re-runs cmake when
+# a CMakeLists.txt changes or a generated source appears.
+CONFIGURE_ARGS = -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
+	-DTORCH_FL_TESTS=ON -DTORCH_FL_GENERATED_DIR=$(GENERATED)
 backend: generate
 	@mkdir -p $(BUILD)
-	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_FL_TESTS=ON \
-		-DTORCH_FL_GENERATED_DIR=$(GENERATED) \
-		>$(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
+	@configured="$(CONFIGURE_ARGS) (torch: $$($(PYTHON) -c 'import importlib.util; print(importlib.util.find_spec("torch").origin)'))"; \
+	if [ ! -f $(BUILD)/build.ninja ] || [ ! $(BUILD)/configured.args -nt $(BUILD)/CMakeCache.txt ] || \
+			[ "$$(cat $(BUILD)/configured.args)" != "$$configured" ]; then \
+		rm -f $(BUILD)/configured.args; \
+		cmake $(CONFIGURE_ARGS) >$(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }; \
+		echo "$$configured" > $(BUILD)/configured.args; \
+	fi
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The vendor's wheel, dist/torch_fl_<vendor>-*.whl (dist/torch-<version>/ for another
