@@ -35,7 +35,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: simulated-chips torch-canary test-torchvision setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz fuzz-compositions mutation
+.PHONY: simulated-chips chip-independent-shares torch-canary test-torchvision setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz fuzz-compositions mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -55,7 +55,8 @@ else
 	@for v in $(VENDORS); do $(PYTHON) -m codegen generate --vendor $$v --out $(GENERATED)/$$v || exit 1; done
 endif
 
-# cmake configures a build tree again only when its arguments or the environment they name
+# cmake configures a build tree again only when its arguments, the torch they find, the CUDA
+# architectures torch's CMake reads or the chips' test directories (added at configure)
 # changed, or when something else configured it since (the wheel's scikit-build-core, with
 # TORCH_FL_TESTS=OFF, or the build re-running cmake): finding torch costs ~5 s of CPU, and
 # `make test` asks for each backend four times per torch. The build itself re-runs cmake when
@@ -64,7 +65,8 @@ CONFIGURE_ARGS = -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3
 	-DTORCH_FL_TESTS=ON -DTORCH_FL_GENERATED_DIR=$(GENERATED)
 backend: generate
 	@mkdir -p $(BUILD)
-	@configured="$(CONFIGURE_ARGS) (torch: $$($(PYTHON) -c 'import importlib.util; print(importlib.util.find_spec("torch").origin)'))"; \
+	@configured="$(CONFIGURE_ARGS) (torch: $$($(PYTHON) -c 'import importlib.util; print(importlib.util.find_spec("torch").origin)');\
+		TORCH_CUDA_ARCH_LIST=$(TORCH_CUDA_ARCH_LIST); tests: $(wildcard vendors/*/tests/CMakeLists.txt))"; \
 	if [ ! -f $(BUILD)/build.ninja ] || [ ! $(BUILD)/configured.args -nt $(BUILD)/CMakeCache.txt ] || \
 			[ "$$(cat $(BUILD)/configured.args)" != "$$configured" ]; then \
 		rm -f $(BUILD)/configured.args; \
@@ -99,7 +101,7 @@ test: setup check-generated
 # for every vendor: tests/python/chip_independent.py) run once per torch, not per vendor:
 # their files are shared out among the simulated chips (share K of N for the K-th), the
 # packaging suite's with them. The packaging suite (the wheel in a fresh venv) runs for every
-# vendor with the default torch, and for the simulated chips with another.
+# vendor with the default torch, and for the first simulated chip with another.
 # ATen's CPU kernels (the simulated chips' ALU, the CPU references) run one thread each
 # here: suites side by side already fill the cores, and OpenMP teams per suite spinning
 # against each other cost 8% more CPU time for the same results (measured on three suites).
@@ -110,7 +112,9 @@ SIMULATED_CHIPS := $(foreach v,$(VENDORS),$(if $(shell grep -ls torch_fl_add_sim
 CHIP_INDEPENDENT_VENDORS := $(or $(SIMULATED_CHIPS),$(firstword $(VENDORS)))
 position_of = $(firstword $(foreach i,$(shell seq $(words $(CHIP_INDEPENDENT_VENDORS))),$(if $(filter $1,$(word $(i),$(CHIP_INDEPENDENT_VENDORS))),$(i))))
 chip_independent_share = $(if $(filter $1,$(CHIP_INDEPENDENT_VENDORS)),$(call position_of,$1)/$(words $(CHIP_INDEPENDENT_VENDORS)),skip)
-runs_packaging = $(or $(filter $(TORCH),$(DEFAULT_TORCH)),$(filter $1,$(CHIP_INDEPENDENT_VENDORS)))
+# With another torch the packaging suite runs for the first of them only: its chip-independent
+# file is the costliest, so share 1 holds it (tests/ci/test_chip_independent_shares.py).
+runs_packaging = $(or $(filter $(TORCH),$(DEFAULT_TORCH)),$(filter $1,$(firstword $(CHIP_INDEPENDENT_VENDORS))))
 test-suites-%:
 	@started=$$(date +%s); export OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1}; \
 		$(MAKE) --no-print-directory -j1 test-cpp test-python VENDOR=$* CHIP_INDEPENDENT=$(call chip_independent_share,$*) && \
@@ -120,6 +124,10 @@ test-suites-%:
 
 simulated-chips:
 	@echo $(SIMULATED_CHIPS)
+
+# Which share of the chip-independent tests each vendor's suites run with this TORCH.
+chip-independent-shares:
+	@$(foreach v,$(VENDORS),echo "$(v): $(call chip_independent_share,$(v))$(if $(call runs_packaging,$(v)), (Python and packaging suites), (Python suite; no packaging suite))";)
 
 # CHIP_INDEPENDENT=run|skip|K/N: the tests marked chip_independent, all, none or share K of N
 # (see test-suites-%).

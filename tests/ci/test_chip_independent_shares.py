@@ -46,6 +46,15 @@ def test_the_shares_cost_about_the_same(count):
     assert sum(totals) == sum(COST_SECONDS.values())
 
 
+@pytest.mark.parametrize("count", [1, 2, 3, 4])
+def test_the_packaging_suites_files_are_in_the_first_share(count):
+    """With a torch other than the default the Makefile runs the packaging suite for the first
+    simulated chip only (runs_packaging): a packaging file in another share would never run."""
+    packaging = [path for path in COST_SECONDS if path.startswith("tests/packaging/")]
+    assert packaging
+    assert all(share_of(path, count) == 1 for path in packaging)
+
+
 @pytest.mark.parametrize("text", ["0/2", "3/2", "1/", "all", "-1/2", ""])
 def test_a_bad_selection_says_what_is_expected(text):
     with pytest.raises(pytest.UsageError, match="expected run, skip or K/N"):

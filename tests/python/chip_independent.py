@@ -76,9 +76,13 @@ def share_of(path: str, count: int) -> int:
 
 
 def add_option(parser) -> None:
-    parser.addoption("--chip-independent", default="run", metavar="run|skip|K/N",
-                     help="the tests marked chip_independent: all (run), none (skip), or share K of N "
-                          "(tests/python/chip_independent.py)")
+    """Both suites' conftest.py call this; a session holding both (`pytest tests`) adds it once."""
+    try:
+        parser.addoption("--chip-independent", default="run", metavar="run|skip|K/N",
+                         help="the tests marked chip_independent: all (run), none (skip), or share K of N "
+                              "(tests/python/chip_independent.py)")
+    except ValueError:  # "option names {'--chip-independent'} already added"
+        pass
 
 
 def deselect(config, items) -> None:
