@@ -14,6 +14,7 @@ about the same time: a file marked chip_independent that the table lacks is an e
 collection, so that none is left out of every share."""
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -63,16 +64,22 @@ class Selection:
         return self.index != 0 and share_of(path, self.count) == self.index
 
 
-def share_of(path: str, count: int) -> int:
-    """The share (1..count) that runs a file: the costliest file first, each to the share
-    with the least cost so far (ties to the lower share)."""
+@functools.cache
+def _deal(count: int) -> dict[str, int]:
+    """Each file's share (1..count): the costliest file first, each to the share with the
+    least cost so far (ties to the lower share)."""
     totals = [0] * count
     assigned = {}
     for name, cost in sorted(COST_SECONDS.items(), key=lambda item: (-item[1], item[0])):
         least = totals.index(min(totals))
         totals[least] += cost
         assigned[name] = least + 1
-    return assigned[path]
+    return assigned
+
+
+def share_of(path: str, count: int) -> int:
+    """The share (1..count) that runs a file."""
+    return _deal(count)[path]
 
 
 def add_option(parser) -> None:

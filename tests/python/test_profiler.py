@@ -37,7 +37,7 @@ with {profiler} as prof:
 wall_us = (time.perf_counter() - started) * 1e6
 prof.export_chrome_trace(sys.argv[1])
 def times(e):
-    return dict(name=e.key if hasattr(e, "key") else e.name, cpu_us=e.cpu_time_total,
+    return dict(name=e.key, cpu_us=e.cpu_time_total,
                 device_us=getattr(e, "device_time_total", 0.0), self_cpu_us=e.self_cpu_time_total)
 # Each event on its own as well as the totals per name: a name's total adds up nested events
 # of that name (the fallback's aten::special_erfcx and the CPU kernel's inside it).
